@@ -1,0 +1,86 @@
+// `cordon doctor`: for this machine, which backends can enforce which parts of a policy, the
+// probe behind each answer, and for each missing piece the command that fixes it.
+import { readFileSync } from 'node:fs';
+import { probeHost } from '../host/probe.ts';
+import { judgeBackends } from '../plan/choose.ts';
+
+function readSysctl(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export function runDoctor(json: boolean, write: (fd: number, text: string) => void): number {
+  const host = probeHost({ bwrap: true, landlock: true });
+  const verdicts = judgeBackends(host, undefined, () => undefined);
+  const checks: { name: string; ok: boolean; detail: string; fix?: string }[] = [];
+  checks.push({
+    name: 'platform',
+    ok: true,
+    detail: `${host.platform} ${host.arch}, uid ${host.uid}, node ${process.version}`,
+  });
+  if (host.platform === 'linux') {
+    const bw = host.bwrap;
+    checks.push(
+      bw
+        ? {
+            name: 'bwrap',
+            ok: bw.usable,
+            detail: `bubblewrap ${bw.version} at ${bw.path}: ${bw.usable ? 'trial sandbox with user, pid and net namespaces started' : bw.unusableReason}`,
+            ...(bw.usable
+              ? {}
+              : {
+                  fix: 'see README "Ubuntu 24.04": an AppArmor profile for bwrap, or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
+                }),
+          }
+        : {
+            name: 'bwrap',
+            ok: false,
+            detail: 'bubblewrap not found on PATH',
+            fix: 'sudo apt-get install bubblewrap (or dnf install bubblewrap)',
+          },
+    );
+    const apparmor = readSysctl('/proc/sys/kernel/apparmor_restrict_unprivileged_userns');
+    if (apparmor !== undefined)
+      checks.push({
+        name: 'apparmor userns restriction',
+        ok: apparmor === '0',
+        detail: `kernel.apparmor_restrict_unprivileged_userns = ${apparmor}`,
+      });
+    const maxUserns = readSysctl('/proc/sys/user/max_user_namespaces');
+    if (maxUserns !== undefined)
+      checks.push({
+        name: 'user namespaces',
+        ok: maxUserns !== '0',
+        detail: `user.max_user_namespaces = ${maxUserns}`,
+        ...(maxUserns === '0' ? { fix: 'sudo sysctl -w user.max_user_namespaces=10000' } : {}),
+      });
+    const ll = host.landlock;
+    checks.push({
+      name: 'landlock',
+      ok: (ll?.abi ?? 0) > 0,
+      detail: ll && ll.abi > 0 ? `Landlock ABI ${ll.abi}` : (ll?.reason ?? 'no Landlock'),
+      ...((ll?.abi ?? 0) > 0 ? {} : { fix: 'use a kernel >= 5.13 booted with lsm=...,landlock' }),
+    });
+    checks.push({
+      name: 'seccomp',
+      ok: readSysctl('/proc/sys/kernel/seccomp/actions_avail') !== undefined,
+      detail: `actions: ${readSysctl('/proc/sys/kernel/seccomp/actions_avail') ?? 'unknown'}`,
+    });
+  }
+  if (json) {
+    write(1, `${JSON.stringify({ version: 1, platform: host.platform, checks, backends: verdicts })}\n`);
+    return 0;
+  }
+  const lines = ['cordon doctor'];
+  for (const c of checks) {
+    lines.push(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
+    if (c.fix) lines.push(`       fix: ${c.fix}`);
+  }
+  lines.push('backends:');
+  for (const v of verdicts) lines.push(`  ${v.usable ? 'ok  ' : '--  '} ${v.backend}: ${v.reason}`);
+  write(1, `${lines.join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,86 @@
+// `cordon explain`: the pipeline stopped after plan. Prints the resolved rules (with where
+// each came from), the backend chosen and why the others were not, and the full plan, never
+// truncated. --json gives the same as data. --platform builds another OS's plan from a
+// synthetic HostInfo (see host/synthetic.ts for its documented defaults).
+
+import { probeHost } from '../host/probe.ts';
+import { syntheticHost } from '../host/synthetic.ts';
+import type { Platform } from '../policy/types.ts';
+import { describeSource } from '../policy/types.ts';
+import { preparePlan } from '../run.ts';
+import type { CliRunOptions } from './flags.ts';
+
+export function runExplain(
+  command: readonly string[],
+  options: CliRunOptions,
+  platform: string | undefined,
+  write: (fd: number, text: string) => void,
+): number {
+  const target = (platform ?? process.platform) as Platform;
+  const synthetic = target !== process.platform;
+  const prepared = preparePlan(
+    command,
+    options.run,
+    synthetic
+      ? {
+          probe: () => syntheticHost(target),
+          subreaper: false,
+          platform: target,
+          cwdOverride: syntheticHost(target).cwd,
+        }
+      : { probe: (needs) => probeHost(needs), subreaper: false },
+  );
+  const { policy, choice, plan } = prepared;
+  if (options.json) {
+    write(
+      1,
+      `${JSON.stringify({
+        version: 1,
+        platform: target,
+        synthetic,
+        profile: policy?.profile ?? null,
+        network: policy?.network ?? null,
+        privateTmp: policy?.privateTmp ?? null,
+        rules:
+          policy?.rules.map((r) => ({ path: r.path, access: r.access, source: describeSource(r.source) })) ??
+          [],
+        backend: choice.backend,
+        verdicts: choice.verdicts,
+        droppedEnv: prepared.env.dropped,
+        plan,
+      })}\n`,
+    );
+    return 0;
+  }
+  const lines: string[] = [];
+  lines.push(`platform: ${target}${synthetic ? ' (synthetic host, see README)' : ''}`);
+  if (policy) {
+    lines.push(
+      `profile: ${policy.profile}`,
+      `network: ${policy.network}`,
+      `private temp dir: ${policy.privateTmp ? 'yes' : 'no'}`,
+      'rules (deepest path wins; on a tie none > write > read):',
+    );
+    for (const r of policy.rules)
+      lines.push(`  ${r.access.padEnd(5)} ${r.path}    ← ${describeSource(r.source)}`);
+  } else {
+    lines.push('no policy: --backend none runs the command without a sandbox');
+  }
+  lines.push(`backend: ${choice.backend}`);
+  for (const v of choice.verdicts)
+    lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
+  if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(' ')}`);
+  if (plan.notEnforced.length > 0) {
+    lines.push('not enforced:');
+    for (const n of plan.notEnforced) lines.push(`  ${n.access} ${n.path}: ${n.reason}`);
+  }
+  lines.push('plan:', `  executable: ${plan.executable}`, '  args:');
+  for (const a of plan.args) lines.push(`    ${JSON.stringify(a)}`);
+  if (plan.backend === 'seatbelt')
+    lines.push('  profile:', ...plan.profile.split('\n').map((l) => `    ${l}`));
+  if (plan.backend === 'landlock')
+    lines.push('  landlock rules:', ...plan.rules.map((r) => `    ${r.access} ${r.path}`));
+  if (plan.backend === 'windows') lines.push(`  spec: ${JSON.stringify(plan.spec, null, 2)}`);
+  write(1, `${lines.join('\n')}\n`);
+  return 0;
+}

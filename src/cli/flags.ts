@@ -1,0 +1,91 @@
+// Flag values → RunOptions. Every bad value becomes a CordonError naming the flag and the fix.
+import { CordonError } from '../errors.ts';
+import { parseDuration, parseSize } from '../options/parse-units.ts';
+import type { RunOptions } from '../options/types.ts';
+import type { BackendRequest } from '../plan/choose.ts';
+import { BACKEND_NAMES } from '../plan/types.ts';
+
+export interface RawFlags {
+  timeout?: string;
+  maxOutput?: string;
+  json?: boolean;
+  report?: string;
+  cwd?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  backend?: string;
+  profile?: string;
+  read?: string[];
+  write?: string[];
+  deny?: string[];
+  net?: boolean;
+  env?: string[];
+  clearEnv?: boolean;
+  bestEffort?: boolean;
+  platform?: string;
+}
+
+export interface CliRunOptions {
+  readonly run: RunOptions;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  readonly report: string | undefined;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function parseBackend(value: string | undefined): BackendRequest {
+  if (value === undefined) return 'auto';
+  if (value === 'auto' || (BACKEND_NAMES as readonly string[]).includes(value))
+    return value as BackendRequest;
+  throw new CordonError(
+    'unknown-backend',
+    `unknown backend for --backend: '${value}' — use auto, ${BACKEND_NAMES.join(', ')}`,
+  );
+}
+
+export function parseEnvFlags(values: readonly string[]): { keep: string[]; set: Record<string, string> } {
+  const keep: string[] = [];
+  const set: Record<string, string> = {};
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    const name = eq === -1 ? value : value.slice(0, eq);
+    if (!ENV_NAME.test(name)) {
+      throw new CordonError(
+        'bad-env',
+        `invalid name for --env: '${name}' — use NAME to keep a variable or NAME=VALUE to set one`,
+      );
+    }
+    if (eq === -1) keep.push(name);
+    else set[name] = value.slice(eq + 1);
+  }
+  return { keep, set };
+}
+
+export function toRunOptions(flags: RawFlags): CliRunOptions {
+  if (flags.quiet && flags.verbose) throw new CordonError('bad-flag', 'choose one of --quiet and --verbose');
+  const env = parseEnvFlags(flags.env ?? []);
+  const run: RunOptions = {
+    cwd: flags.cwd,
+    timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
+    maxOutputBytes: flags.maxOutput === undefined ? undefined : parseSize(flags.maxOutput, '--max-output'),
+    backend: parseBackend(flags.backend),
+    profile: flags.profile,
+    read: flags.read ?? [],
+    write: flags.write ?? [],
+    deny: flags.deny ?? [],
+    network: flags.net,
+    keepEnv: env.keep,
+    setEnv: env.set,
+    clearEnv: flags.clearEnv ?? false,
+    bestEffort: flags.bestEffort ?? false,
+  };
+  return {
+    run,
+    json: flags.json ?? false,
+    quiet: flags.quiet ?? false,
+    verbose: flags.verbose ?? false,
+    report: flags.report,
+  };
+}

@@ -1,0 +1,156 @@
+// The CLI entry: the only file that touches process.exit / exitCode, signals and the terminal.
+// Text mode prints the command's stdout on stdout and its stderr (plus annotations) on stderr,
+// then one metadata line; --json prints exactly one JSON object on stdout.
+import { writeSync } from 'node:fs';
+import { CordonError, isCordonError } from '../errors.ts';
+import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
+import { listInheritableFds } from '../exec/procfs.ts';
+import { probeHost } from '../host/probe.ts';
+import type { RunResult } from '../result/types.ts';
+import { executePlan, preparePlan, type RunDeps } from '../run.ts';
+import { VERSION } from '../version.ts';
+import { toRunOptions } from './flags.ts';
+import { parseArgv } from './program.ts';
+import { writeReport } from './report.ts';
+import { renderMetaLine } from './text.ts';
+
+function writeAll(fd: number, text: string): void {
+  if (text.length === 0) return;
+  const buf = Buffer.from(text);
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      return; // EPIPE: the reader went away
+    }
+  }
+}
+
+function errorJson(error: CordonError): string {
+  return `${JSON.stringify({ version: 1, error: { code: error.code, message: error.message } })}\n`;
+}
+
+async function linuxProcessSetup(): Promise<boolean> {
+  // Inherited descriptors above 2 would reach the command (and, with bwrap, walk around its
+  // read-only mounts): mark them close-on-exec. Then become a child subreaper so orphans of
+  // the command come back to us and can be killed. Both need koffi (loaded only here).
+  const { becomeChildSubreaper, setCloseOnExec } = await import('../native/linux.ts');
+  setCloseOnExec(listInheritableFds());
+  return becomeChildSubreaper();
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseArgv(argv, VERSION);
+  if (parsed.kind === 'version') {
+    writeAll(1, `${VERSION}\n`);
+    return 0;
+  }
+  if (parsed.kind === 'help') {
+    writeAll(1, parsed.helpText ?? '');
+    return 0;
+  }
+  if (parsed.kind === 'doctor') {
+    const { runDoctor } = await import('./doctor.ts');
+    return runDoctor(parsed.flags.json ?? false, writeAll);
+  }
+  const options = toRunOptions(parsed.flags);
+  if (parsed.kind === 'explain') {
+    const { runExplain } = await import('./explain.ts');
+    return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
+  }
+  const subreaper = process.platform === 'linux' ? await linuxProcessSetup() : false;
+  const deps: RunDeps = { probe: (needs) => probeHost(needs), subreaper };
+  const prepared = preparePlan(parsed.command, options.run, deps);
+
+  const controller = new AbortController();
+  let receivedSignal: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (receivedSignal) return;
+    receivedSignal = signal;
+    controller.abort({ signal });
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
+
+  const spinner =
+    !options.json && !options.quiet && process.stderr.isTTY
+      ? await import('./spinner.ts').then((m) => m.startSpinner())
+      : undefined;
+  if (options.report) {
+    writeReport(options.report, {
+      version: 1,
+      status: 'pending',
+      started: false,
+      command: prepared.command,
+      cwd: prepared.cwd,
+      backend: prepared.plan.backend,
+    });
+  }
+  let result: RunResult;
+  try {
+    result = await executePlan(
+      prepared,
+      {
+        ...options.run,
+        signal: controller.signal,
+        onStart: ({ pid, backend }) => {
+          if (options.report) {
+            writeReport(options.report, {
+              version: 1,
+              status: 'running',
+              started: true,
+              pid,
+              command: prepared.command,
+              cwd: prepared.cwd,
+              backend,
+            });
+          }
+        },
+        onProgress: spinner ? (bytes) => spinner.update(bytes) : undefined,
+      },
+      deps,
+    );
+  } finally {
+    spinner?.stop();
+    for (const s of signals) process.off(s, onSignal);
+  }
+  if (options.report) writeReport(options.report, result);
+  let status = result.exitStatus;
+  if (receivedSignal && result.cancelled) status = 128 + signalNumber(receivedSignal);
+  if (options.json) {
+    writeAll(1, `${JSON.stringify({ ...result, exitStatus: status })}\n`);
+    return status;
+  }
+  writeAll(1, result.stdout.text);
+  writeAll(2, result.stderr.text);
+  if (!options.quiet) {
+    const { styleMeta } = await import('./style.ts');
+    writeAll(
+      2,
+      `${styleMeta(renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs), process.stderr.isTTY && !process.env['NO_COLOR'])}\n`,
+    );
+    if (options.verbose) {
+      for (const a of result.annotations) writeAll(2, `cordon: [${a.kind}] ${a.message}\n`);
+    }
+  }
+  return status;
+}
+
+export async function cliMain(argv: readonly string[]): Promise<void> {
+  const wantsJson =
+    argv.includes('--json') && (argv.indexOf('--') === -1 || argv.indexOf('--json') < argv.indexOf('--'));
+  let code: number;
+  try {
+    code = await main(argv);
+  } catch (error) {
+    const err = isCordonError(error)
+      ? error
+      : new CordonError('internal', `internal error: ${(error as Error)?.stack ?? String(error)}`);
+    if (wantsJson) writeAll(1, errorJson(err));
+    else writeAll(2, `cordon: ${err.message}\n`);
+    code = EXIT_CORDON_ERROR;
+  }
+  process.exitCode = code;
+}

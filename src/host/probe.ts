@@ -1,0 +1,154 @@
+// Probing the machine into a HostInfo. Only what a run needs is probed (bwrap and Landlock
+// on request); nothing is cached on disk, where a sandboxed command could tamper with it.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { probeLandlockAbi } from '../native/landlock.ts';
+import type { Platform } from '../policy/types.ts';
+import type { BwrapInfo, HostInfo, LandlockInfo, PathKind } from './types.ts';
+
+export interface ProbeOptions {
+  readonly bwrap?: boolean;
+  readonly landlock?: boolean;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const LINUX_SYSTEM_ROOTS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc',
+  '/opt',
+  '/nix/store',
+  '/run/current-system/sw',
+];
+
+export function realpathLenient(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    const i = path.lastIndexOf('/');
+    if (i <= 0) return path;
+    const parent = realpathLenient(path.slice(0, i) || '/');
+    return parent === '/' ? `/${path.slice(i + 1)}` : `${parent}/${path.slice(i + 1)}`;
+  }
+}
+
+export function pathKind(path: string): PathKind {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return 'symlink';
+    if (st.isDirectory()) return 'dir';
+    if (st.isFile()) return 'file';
+    return 'other';
+  } catch {
+    return 'missing';
+  }
+}
+
+function readSmallText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').slice(0, 4096);
+  } catch {
+    return undefined;
+  }
+}
+
+export function findOnPath(name: string, pathVar: string | undefined): string | undefined {
+  for (const dir of (pathVar ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (pathKind(realpathLenient(candidate)) === 'file') return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const USERNS_BLOCKED =
+  /setting up uid map|No permissions to create a? ?new namespace|Operation not permitted|Failed RTM_NEW|Permission denied|Creating new namespace failed/i;
+
+export function probeBwrap(env: Readonly<Record<string, string | undefined>>): BwrapInfo | undefined {
+  const found = findOnPath('bwrap', env['PATH']);
+  if (!found) return undefined;
+  const path = realpathLenient(found);
+  const version = spawnSync(path, ['--version'], {
+    encoding: 'utf8',
+    env: {},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const versionText = (version.stdout ?? '').trim().replace(/^bubblewrap\s+/, '') || 'unknown';
+  // One trial sandbox: the namespaces cordon always asks for. Cheap (~5 ms) and decisive.
+  const trial = spawnSync(
+    path,
+    [
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-net',
+      '--ro-bind',
+      '/',
+      '/',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--',
+      '/bin/true',
+    ],
+    { encoding: 'utf8', env: {}, stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000 },
+  );
+  const [major = 0, minor = 0] = versionText.split('.').map(Number);
+  const atLeast = (ma: number, mi: number) => major > ma || (major === ma && minor >= mi);
+  const base = {
+    path,
+    version: versionText,
+    supportsDisableUserns: atLeast(0, 8),
+    supportsOverlay: atLeast(0, 10),
+  };
+  if (trial.status === 0) return { ...base, usable: true };
+  const stderr = (trial.stderr ?? '').trim().split('\n')[0] ?? '';
+  const reason = USERNS_BLOCKED.test(stderr)
+    ? `bubblewrap cannot create user namespaces here (${stderr}): on Ubuntu 24.04 allow it with an AppArmor profile for ${path} (see README), elsewhere enable unprivileged user namespaces`
+    : `bubblewrap ${versionText} failed its trial run (${stderr || `exit ${trial.status}`})`;
+  return { ...base, usable: false, unusableReason: reason };
+}
+
+export function probeLandlock(): LandlockInfo {
+  try {
+    // Lazy: koffi costs ~20 ms; only runs that consider Landlock pay it.
+    return { abi: probeLandlockAbi() };
+  } catch (error) {
+    return { abi: 0, reason: `cannot call landlock_create_ruleset: ${(error as Error).message}` };
+  }
+}
+
+export function probeHost(options: ProbeOptions = {}): HostInfo {
+  const env = options.env ?? process.env;
+  const platform = process.platform as Platform;
+  const systemRoots =
+    platform === 'linux'
+      ? LINUX_SYSTEM_ROOTS.filter((p) => pathKind(p) !== 'missing').map(realpathLenient)
+      : [];
+  return {
+    platform,
+    arch: process.arch,
+    uid: typeof process.getuid === 'function' ? process.getuid() : -1,
+    home: realpathLenient(homedir()),
+    tmpdir: realpathLenient(tmpdir()),
+    systemRoots: [...new Set(systemRoots)],
+    bwrap: options.bwrap && platform === 'linux' ? probeBwrap(env) : undefined,
+    landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
+    seccomp: platform === 'linux',
+    realpath: realpathLenient,
+    kind: pathKind,
+    readText: readSmallText,
+  };
+}

@@ -1,0 +1,41 @@
+// HostInfo: the only way machine facts reach the pure core (policy resolution and plan
+// builders). probe.ts builds the real one; tests and `explain --platform` build synthetic ones.
+import type { Platform } from '../policy/types.ts';
+
+export type PathKind = 'dir' | 'file' | 'symlink' | 'other' | 'missing';
+
+export interface BwrapInfo {
+  readonly path: string;
+  readonly version: string;
+  /** Whether a trial sandbox with a new user namespace started; the reason when not. */
+  readonly usable: boolean;
+  readonly unusableReason?: string;
+  readonly supportsDisableUserns: boolean;
+  readonly supportsOverlay: boolean;
+}
+
+export interface LandlockInfo {
+  /** 0 when the kernel has no Landlock or it is disabled. */
+  readonly abi: number;
+  readonly reason?: string;
+}
+
+export interface HostInfo {
+  readonly platform: Platform;
+  readonly arch: string;
+  /** -1 where the notion does not apply (Windows). */
+  readonly uid: number;
+  readonly home: string;
+  readonly tmpdir: string;
+  /** Existing read-only system roots behind the {system} token. */
+  readonly systemRoots: readonly string[];
+  readonly bwrap?: BwrapInfo | undefined;
+  readonly landlock?: LandlockInfo | undefined;
+  readonly seccomp?: boolean | undefined;
+  /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */
+  realpath(path: string): string;
+  /** lstat kind: a symlink is reported as 'symlink', never followed. */
+  kind(path: string): PathKind;
+  /** Small text files (a .git pointer file); undefined when unreadable. */
+  readText(path: string): string | undefined;
+}

@@ -1,0 +1,69 @@
+// Linux system calls cordon needs that Node does not expose, through koffi (loaded lazily:
+// only runs that need them pay the ~20 ms load). Owns: prctl (child subreaper, no_new_privs,
+// seccomp), fcntl (FD_CLOEXEC), and the raw syscall entry used by the Landlock launcher.
+import { createRequire } from 'node:module';
+
+export const PR_SET_PDEATHSIG = 1;
+export const PR_SET_SECCOMP = 22;
+export const PR_SET_CHILD_SUBREAPER = 36;
+export const PR_SET_NO_NEW_PRIVS = 38;
+
+interface LibC {
+  prctl(
+    option: number,
+    a2: number | bigint,
+    a3: number | bigint,
+    a4: number | bigint,
+    a5: number | bigint,
+  ): number;
+  fcntl(fd: number, cmd: number, arg: number): number;
+  syscall: (...args: unknown[]) => number | bigint;
+  errno(): number;
+  // biome-ignore lint/suspicious/noExplicitAny: koffi's own surface is untyped here
+  koffi: any;
+}
+
+let cached: LibC | undefined;
+
+export function loadLibC(): LibC {
+  if (cached) return cached;
+  const require = createRequire(import.meta.url);
+  const koffi = require('koffi');
+  const lib = koffi.load('libc.so.6');
+  const prctl = lib.func(
+    'int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)',
+  );
+  const fcntl = lib.func('int fcntl(int fd, int cmd, int arg)');
+  const syscall = lib.func('long syscall(long number, ...)');
+  cached = {
+    prctl: (o, a, b, c, d) => prctl(o, a, b, c, d),
+    fcntl: (fd, cmd, arg) => fcntl(fd, cmd, arg),
+    syscall: (...args) => syscall(...args),
+    errno: () => koffi.errno(),
+    koffi,
+  };
+  return cached;
+}
+
+/** Make this process adopt orphaned descendants (they are reparented to us, not to init). */
+export function becomeChildSubreaper(): boolean {
+  try {
+    return loadLibC().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) === 0;
+  } catch {
+    return false;
+  }
+}
+
+const F_GETFD = 1;
+const F_SETFD = 2;
+const FD_CLOEXEC = 1;
+
+/** Set FD_CLOEXEC on the listed descriptors so no spawned program inherits them. */
+export function setCloseOnExec(fds: readonly number[]): void {
+  if (fds.length === 0) return;
+  const libc = loadLibC();
+  for (const fd of fds) {
+    const flags = libc.fcntl(fd, F_GETFD, 0);
+    if (flags >= 0 && (flags & FD_CLOEXEC) === 0) libc.fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
+}

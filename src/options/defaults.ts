@@ -1,0 +1,20 @@
+// Named defaults with their units. Every number that shapes a run lives here.
+
+/**
+ * Combined stdout+stderr budget in rendered bytes. 64 KiB is about 1,000 lines: it fits in a
+ * terminal's scrollback and a CI log without burying the summary, and it is small enough that
+ * an agent can feed it to a model. Use --max-output 0 for unlimited.
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+
+/** After the command itself exits, how long to keep reading pipes held open by its leftovers. */
+export const DRAIN_AFTER_EXIT_MS = 1000;
+
+/** Between SIGTERM and SIGKILL when a timeout or cancellation stops the command. */
+export const KILL_GRACE_MS = 2000;
+
+/** Names kept by --clear-env. */
+export const CLEAR_ENV_KEEP = ['PATH', 'HOME', 'LANG', 'TERM', 'TMPDIR'] as const;
+
+/** Version of the JSON result schema. Bumped on any incompatible change. */
+export const RESULT_SCHEMA_VERSION = 1;

@@ -1,0 +1,36 @@
+// Options of a run, as the library takes them (the CLI maps its flags onto these).
+import type { BackendRequest } from '../plan/choose.ts';
+
+export interface RunOptions {
+  /** Where the command runs and what {cwd} means. Default: the process's cwd. */
+  readonly cwd?: string | undefined;
+  /** Kill the command (TERM, grace, KILL) after this many milliseconds; exit status 124. */
+  readonly timeoutMs?: number | undefined;
+  /** Combined stdout+stderr budget in rendered bytes; 0 = unlimited. Default 64 KiB. */
+  readonly maxOutputBytes?: number | undefined;
+  /** 'auto' (default) picks the best enforcing backend; 'none' runs unconfined. */
+  readonly backend?: BackendRequest | undefined;
+  /** Built-in profile name or a profile file path. Default: workspace. */
+  readonly profile?: string | undefined;
+  readonly read?: readonly string[] | undefined;
+  readonly write?: readonly string[] | undefined;
+  readonly deny?: readonly string[] | undefined;
+  /** Overrides the profile's network switch. */
+  readonly network?: boolean | undefined;
+  /** Base environment (default: process.env). Credential-like names are dropped from it. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Names to keep even if they look like credentials. */
+  readonly keepEnv?: readonly string[] | undefined;
+  /** Variables to set. */
+  readonly setEnv?: Readonly<Record<string, string>> | undefined;
+  /** Start from an empty environment but for PATH, HOME, LANG, TERM, TMPDIR. */
+  readonly clearEnv?: boolean | undefined;
+  /** Cancels the run: the same cleanup as a timeout; the result says cancelled. */
+  readonly signal?: AbortSignal | undefined;
+  /** Enforce what the backend can and list the rest instead of refusing. */
+  readonly bestEffort?: boolean | undefined;
+  /** Called once the command has been started (pid of the spawned process). */
+  readonly onStart?: ((info: { pid: number; backend: string }) => void) | undefined;
+  /** Called as output arrives (total bytes seen on both streams). */
+  readonly onProgress?: ((bytesSeen: number) => void) | undefined;
+}

@@ -1,0 +1,168 @@
+// Policy → bubblewrap argv. Pure: every machine fact comes from HostInfo.
+//
+// Mount order (each step only adds mounts on top of the previous ones):
+//   1. Base read layer: `--ro-bind / /` when / is readable (`--bind` when writable), otherwise
+//      an empty tmpfs root (bwrap's default) that later steps populate.
+//   2. Fresh /dev (`--dev`, minimal devices), /proc (`--proc`, with /proc/sys re-bound
+//      read-only), a private /tmp (`--tmpfs`) when the policy asks for one, and, with the
+//      network off, empty /run and /var/run so host daemons' sockets are out of reach.
+//   3. Every rule in depth order (parents first), compared with the access its parent has:
+//        read under none         → --ro-bind P P        (readable root)
+//        write under read|none   → --bind P P           (writable root)
+//        read under write        → --ro-bind P P        (protected / read-only carve-out)
+//        none under read|write   → mask: a directory gets `--perms 0111 --tmpfs P` (0000 when
+//                                  nothing below it is reopened), then `--remount-ro P` once
+//                                  its reopened children are mounted; a file gets
+//                                  `--ro-bind /dev/null P`
+//        same access as parent   → nothing
+//      A masked directory's reopened children get their mount points inside the tmpfs, so
+//      nothing is created on the host. Paths that are missing on the host are skipped, except
+//      protected or denied paths inside a writable root: they are covered by /dev/null so they
+//      cannot be created, and the empty mount point bwrap leaves is a placeholder that cordon
+//      removes after the run.
+//   4. Namespaces and hardening flags, then `--chdir CWD -- COMMAND...`.
+import { CordonError } from '../../errors.ts';
+import type { HostInfo } from '../../host/types.ts';
+import { findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
+import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
+import type { BwrapPlan, NotEnforced } from '../types.ts';
+
+export interface BwrapBuildInput {
+  readonly policy: SandboxPolicy;
+  readonly command: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly host: HostInfo;
+  /** Absolute path of a seccomp program file for `--seccomp`, if the caller provides one. */
+  readonly seccompFd?: number | undefined;
+}
+
+/**
+ * The access the parent directory of `path` has inside the sandbox, ignoring the rule on
+ * `path` itself. A directory replaced by a fresh tmpfs in step 2 (private /tmp, /run) hides
+ * what shallower rules granted, so beneath it the parent counts as none.
+ */
+function parentAccess(rules: readonly PolicyRule[], path: string, shadowed: readonly string[]): Access {
+  if (path === '/') return 'none';
+  const parent = parentDir(path);
+  const governing = findGoverningRule(
+    rules.filter((r) => r.path !== path),
+    parent,
+  );
+  if (!governing) return 'none';
+  for (const dir of shadowed) {
+    if (isWithin(parent, dir) && !isWithin(governing.path, dir)) return 'none';
+  }
+  return governing.access;
+}
+
+export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
+  const { policy, command, host } = input;
+  const bwrap = host.bwrap;
+  if (!bwrap)
+    throw new CordonError(
+      'backend-unavailable',
+      'bubblewrap (bwrap) is not installed — install it: apt-get install bubblewrap',
+    );
+  if (command.length === 0)
+    throw new CordonError('missing-command', 'no command given — put it after --, e.g. cordon -- npm test');
+  const rules = policy.rules;
+  if (resolveAccess(rules, bwrap.path) === 'write') {
+    throw new CordonError(
+      'backend-unavailable',
+      `refusing to use bubblewrap at '${bwrap.path}': it is inside a writable root, so a sandboxed command could replace it — install bwrap system-wide (apt-get install bubblewrap)`,
+    );
+  }
+  const args: string[] = [];
+  const notEnforced: NotEnforced[] = [];
+  const placeholders: { path: string; kind: 'file' | 'dir' }[] = [];
+
+  // 1. base layer
+  const rootAccess = resolveAccess(rules, '/');
+  if (rootAccess === 'write') args.push('--bind', '/', '/');
+  else if (rootAccess === 'read') args.push('--ro-bind', '/', '/');
+
+  // 2. devices, proc, private tmp, sockets
+  args.push('--dev', '/dev', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
+  const shadowed: string[] = [];
+  if (policy.privateTmp) {
+    args.push('--tmpfs', '/tmp');
+    shadowed.push('/tmp');
+  }
+  if (policy.network === 'off' && rootAccess !== 'none') {
+    for (const dir of ['/run', '/var/run']) {
+      if (host.kind(dir) === 'dir') {
+        args.push('--tmpfs', dir);
+        shadowed.push(dir);
+      }
+    }
+  }
+
+  // 3. rules in depth order
+  const masked: string[] = [];
+  for (const rule of rules) {
+    if (rule.path === '/') continue;
+    if (findGoverningRule(rules, rule.path) !== rule) continue; // lost a same-path tie
+    const parent = parentAccess(rules, rule.path, shadowed);
+    if (rule.access === parent) continue;
+    const kind = host.kind(rule.path);
+    const underWritable = parent === 'write';
+    if (kind === 'missing') {
+      if (rule.access === 'write' || rule.access === 'read') {
+        if (rule.source.kind !== 'protected') {
+          notEnforced.push({
+            path: rule.path,
+            access: rule.access,
+            reason: 'does not exist on this machine; skipped',
+          });
+          continue;
+        }
+      }
+      if (underWritable && host.kind(parentDir(rule.path)) === 'dir') {
+        // Block creation: a read-only /dev/null sits where the path would be.
+        args.push('--ro-bind', '/dev/null', rule.path);
+        placeholders.push({ path: rule.path, kind: 'file' });
+      }
+      continue;
+    }
+    if (rule.access === 'read') {
+      args.push('--ro-bind', rule.path, rule.path);
+    } else if (rule.access === 'write') {
+      args.push('--bind', rule.path, rule.path);
+    } else if (kind === 'dir') {
+      const reopened = rules.some(
+        (r) => r.path !== rule.path && isWithin(r.path, rule.path) && r.access !== 'none',
+      );
+      args.push('--perms', reopened ? '0111' : '0000', '--tmpfs', rule.path);
+      masked.push(rule.path);
+    } else {
+      args.push('--ro-bind', '/dev/null', rule.path);
+    }
+  }
+  // Masks become read-only after their reopened children are mounted (deepest first).
+  for (const dir of [...masked].reverse()) args.push('--remount-ro', dir);
+
+  // 4. namespaces and hardening
+  args.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (policy.network === 'off') args.push('--unshare-net');
+  if (bwrap.supportsDisableUserns) args.push('--disable-userns');
+  args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  if (input.seccompFd !== undefined) args.push('--seccomp', String(input.seccompFd));
+  args.push('--chdir', policy.cwd, '--', ...command);
+
+  const env = policy.privateTmp ? { ...input.env, TMPDIR: '/tmp' } : { ...input.env };
+  return {
+    backend: 'bwrap',
+    executable: bwrap.path,
+    args,
+    env,
+    cwd: policy.cwd,
+    notEnforced,
+    placeholders,
+    seccomp: input.seccompFd !== undefined,
+  };
+}
+
+function parentDir(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}

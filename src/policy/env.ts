@@ -1,0 +1,87 @@
+// The command's environment: inherited, minus names that look like credentials, plus what
+// the profile and --env keep or set. Pure: the base environment is passed in. Values are
+// never logged; the result lists dropped names only.
+
+/** Substrings (case-insensitive) that mark a name as a credential. */
+export const CREDENTIAL_SUBSTRINGS = [
+  'TOKEN',
+  'SECRET',
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'CREDENTIAL',
+  'API_KEY',
+  'APIKEY',
+  'PRIVATE_KEY',
+  'ACCESS_KEY',
+  'SECRET_KEY',
+  'SESSION_KEY',
+  'CLIENT_SECRET',
+  'COOKIE',
+] as const;
+
+/** Whole words (between underscores) that mark a name as a credential: AUTH but not AUTHOR. */
+export const CREDENTIAL_WORDS = ['AUTH', 'PAT', 'PASS', 'DSN'] as const;
+
+/** Exact names: agent sockets and well-known secret carriers. */
+export const CREDENTIAL_NAMES = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'GPG_AGENT_INFO',
+  'KRB5CCNAME',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'MONGODB_URI',
+  'VAULT_ADDR',
+  'OP_SESSION',
+  'DOCKER_AUTH_CONFIG',
+] as const;
+
+export function isCredentialName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if ((CREDENTIAL_NAMES as readonly string[]).includes(upper)) return true;
+  if (upper.startsWith('OP_SESSION_')) return true;
+  if (CREDENTIAL_SUBSTRINGS.some((s) => upper.includes(s))) return true;
+  const words = upper.split('_');
+  return CREDENTIAL_WORDS.some((w) => words.includes(w));
+}
+
+export interface EnvRequest {
+  /** Names to keep even if they look like credentials (--env NAME, profile env.keep). */
+  readonly keep: readonly string[];
+  /** Values to set (--env NAME=VALUE, profile env.set). */
+  readonly set: Readonly<Record<string, string>>;
+  /** Names to drop in any case (profile env.drop). */
+  readonly drop: readonly string[];
+  /** Start empty but for CLEAR_ENV_KEEP (--clear-env). */
+  readonly clear: boolean;
+}
+
+export interface ResolvedEnv {
+  readonly env: Record<string, string>;
+  /** Names removed from the inherited environment, sorted. Never values. */
+  readonly dropped: string[];
+}
+
+export function resolveEnv(
+  base: Readonly<Record<string, string | undefined>>,
+  request: EnvRequest,
+  clearKeep: readonly string[],
+): ResolvedEnv {
+  const env: Record<string, string> = {};
+  const dropped: string[] = [];
+  const keep = new Set(request.keep);
+  const drop = new Set(request.drop);
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined) continue;
+    const explicitlyKept = keep.has(name);
+    let remove = false;
+    if (drop.has(name) && !explicitlyKept) remove = true;
+    else if (request.clear && !clearKeep.includes(name) && !explicitlyKept) remove = true;
+    else if (!explicitlyKept && isCredentialName(name)) remove = true;
+    if (remove) dropped.push(name);
+    else env[name] = value;
+  }
+  for (const [name, value] of Object.entries(request.set)) env[name] = value;
+  return { env, dropped: dropped.filter((n) => !(n in request.set)).sort() };
+}

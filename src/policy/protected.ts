@@ -1,0 +1,67 @@
+// Paths kept read-only inside every writable root unless a rule names that exact path:
+//   <root>/.git      a directory, or a pointer file and the gitdir: target it names
+//   <root>/.cordon   cordon's own configuration; read-only, and cannot be created
+// A missing .git is protected too: planting one would make later git runs in that directory
+// pick up hooks written by the sandboxed command. The list is in the README.
+import { CordonError } from '../errors.ts';
+import type { HostInfo } from '../host/types.ts';
+import { canWrite, findGoverningRule } from './access.ts';
+import type { PolicyRule } from './types.ts';
+
+export const PROTECTED_NAMES = ['.git', '.cordon'] as const;
+
+function join(dir: string, name: string): string {
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
+/** gitdir target named by a .git pointer file, resolved against the file's directory. */
+export function parseGitdirPointer(text: string, dir: string, host: HostInfo): string | undefined {
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  if (!match) return undefined;
+  const target = match[1]!;
+  const isAbs = target.startsWith('/') || /^[A-Za-z]:[\\/]/.test(target);
+  const joined = isAbs ? target : `${dir}/${target}`;
+  return host.realpath(normalizeSlashes(joined));
+}
+
+function normalizeSlashes(path: string): string {
+  const drive = /^[A-Za-z]:/.exec(path)?.[0] ?? '';
+  const parts: string[] = [];
+  for (const part of path.slice(drive.length).replace(/\\/g, '/').split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `${drive}/${parts.join('/')}`;
+}
+
+export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): PolicyRule[] {
+  const exact = new Set(rules.map((r) => r.path));
+  const out: PolicyRule[] = [];
+  const add = (path: string, reason: string) => {
+    if (exact.has(path) || out.some((r) => r.path === path)) return;
+    // Only narrow what would otherwise be writable; a none stays none.
+    if (findGoverningRule(rules, path)?.access !== 'write') return;
+    out.push({ path, access: 'read', source: { kind: 'protected', reason } });
+  };
+  for (const root of rules) {
+    if (root.access !== 'write' || !canWrite(rules, root.path)) continue;
+    for (const name of PROTECTED_NAMES) {
+      const path = join(root.path, name);
+      const kind = host.kind(path);
+      if (kind === 'symlink' && !exact.has(path)) {
+        throw new CordonError(
+          'unsafe-symlink',
+          `cannot protect '${path}': it is a symlink inside the writable root '${root.path}', which the sandboxed command could replace — replace the link (for git, a 'gitdir: <path>' pointer file works), or name the path with --read/--write/--deny`,
+        );
+      }
+      add(path, name === '.git' ? 'git metadata' : 'cordon configuration');
+      if (name === '.git' && kind === 'file') {
+        const text = host.readText(path);
+        const target = text === undefined ? undefined : parseGitdirPointer(text, root.path, host);
+        if (target !== undefined) add(target, `gitdir target of ${path}`);
+      }
+    }
+  }
+  return out;
+}

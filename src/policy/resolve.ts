@@ -1,0 +1,135 @@
+// Builds one SandboxPolicy from a merged profile, the rule flags and HostInfo: expands path
+// tokens, resolves relative paths against the policy cwd, canonicalizes through HostInfo,
+// adds the protected paths inside every writable root, and refuses carve-outs that a
+// sandboxed command could redirect through a symlink it controls.
+import { posix, win32 } from 'node:path';
+import { CordonError } from '../errors.ts';
+import type { HostInfo } from '../host/types.ts';
+import type { MergedProfile } from '../profile/types.ts';
+import { canWrite, normalizeRules } from './access.ts';
+import { protectedRules } from './protected.ts';
+import type { Access, Network, PolicyRule, RuleSource, SandboxPolicy } from './types.ts';
+
+export interface PolicyFlags {
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  readonly deny: readonly string[];
+  readonly network?: Network | undefined;
+}
+
+export const NO_POLICY_FLAGS: PolicyFlags = { read: [], write: [], deny: [] };
+
+/** Lexically normalized absolute path in the host's syntax ('/' separators on every OS). */
+export function normalizePath(raw: string, host: HostInfo, cwd: string): string {
+  if (host.platform === 'win32') {
+    const abs = win32.isAbsolute(raw) ? raw : win32.join(cwd, raw);
+    return win32
+      .normalize(abs)
+      .replace(/\\/g, '/')
+      .replace(/(.)\/$/, '$1');
+  }
+  const abs = posix.isAbsolute(raw) ? raw : posix.join(cwd, raw);
+  const norm = posix.normalize(abs);
+  return norm.length > 1 && norm.endsWith('/') ? norm.slice(0, -1) : norm;
+}
+
+/** Expands ~, {cwd}, {tmp}, {system} and relative paths; returns logical absolute paths. */
+export function expandPathToken(raw: string, host: HostInfo, cwd: string, where: string): string[] {
+  if (raw === '{system}') return [...host.systemRoots];
+  let path = raw;
+  if (path === '~' || path.startsWith('~/')) path = host.home + path.slice(1);
+  else if (path.startsWith('{cwd}')) path = cwd + path.slice('{cwd}'.length);
+  else if (path.startsWith('{tmp}')) path = host.tmpdir + path.slice('{tmp}'.length);
+  else if (path.startsWith('~') || /\{[a-z-]*\}/.test(path)) {
+    throw new CordonError(
+      'bad-path',
+      `unknown path token in ${where}: '${raw}' — use ~, {cwd}, {tmp}, {system}, / or a plain path`,
+    );
+  }
+  return [normalizePath(path, host, cwd)];
+}
+
+interface LogicalRule {
+  logical: string;
+  access: Access;
+  source: RuleSource;
+}
+
+export function resolvePolicy(
+  profile: MergedProfile,
+  flags: PolicyFlags,
+  host: HostInfo,
+  cwd: string,
+): SandboxPolicy {
+  const logicalRules: LogicalRule[] = [];
+  for (const rule of profile.filesystem) {
+    const where = `profile ${rule.profile} filesystem[${rule.index}].path`;
+    for (const logical of expandPathToken(rule.path, host, cwd, where)) {
+      logicalRules.push({
+        logical,
+        access: rule.access,
+        source: { kind: 'profile', profile: rule.profile, index: rule.index },
+      });
+    }
+  }
+  const addFlag = (paths: readonly string[], access: Access, flag: '--read' | '--write' | '--deny') => {
+    for (const raw of paths) {
+      if (raw.length === 0)
+        throw new CordonError('bad-path', `empty path for ${flag} — give a path, e.g. ${flag} ./build`);
+      for (const logical of expandPathToken(raw, host, cwd, flag))
+        logicalRules.push({ logical, access, source: { kind: 'flag', flag } });
+    }
+  };
+  addFlag(flags.read, 'read', '--read');
+  addFlag(flags.write, 'write', '--write');
+  addFlag(flags.deny, 'none', '--deny');
+
+  const rules: PolicyRule[] = logicalRules.map((r) => ({
+    path: host.realpath(r.logical),
+    access: r.access,
+    source: r.source,
+  }));
+  checkSymlinkedCarveOuts(logicalRules, rules, host);
+  const withProtected = [...rules, ...protectedRules(rules, host)];
+  return {
+    platform: host.platform,
+    rules: normalizeRules(withProtected),
+    network: flags.network ?? profile.network,
+    privateTmp: profile.privateTmp,
+    cwd,
+    profile: profile.chain.join(' > '),
+  };
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
+/**
+ * A read-only or denied path that is reached through a symlink living in a writable
+ * directory can be re-pointed by the sandboxed command between planning and use (or after):
+ * refuse it, naming the link.
+ */
+function checkSymlinkedCarveOuts(
+  logicalRules: readonly LogicalRule[],
+  rules: readonly PolicyRule[],
+  host: HostInfo,
+): void {
+  for (const rule of logicalRules) {
+    if (rule.access === 'write') continue;
+    let current = rule.logical;
+    while (current !== '/' && !/^[A-Za-z]:\/?$/.test(current)) {
+      if (host.kind(current) === 'symlink') {
+        const dir = parentOf(current);
+        if (canWrite(rules, host.realpath(dir))) {
+          throw new CordonError(
+            'unsafe-symlink',
+            `cannot enforce ${rule.access === 'none' ? 'deny' : 'read-only'} rule on '${rule.logical}': it goes through the symlink '${current}', which the sandboxed command could replace because '${dir}' is writable — name the link's target instead, or replace the link`,
+          );
+        }
+      }
+      current = parentOf(current);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// The split filesystem policy: one model for every OS. A policy is a list of rules
+// { path, access } plus a network switch. For any path the rule whose path is the deepest
+// component-wise prefix wins; on a tie none > write > read; no matching rule means no access.
+// Paths in a resolved SandboxPolicy are absolute and canonical for the host they were built on.
+
+export type Access = 'read' | 'write' | 'none';
+export type Network = 'on' | 'off';
+export type Platform = 'linux' | 'darwin' | 'win32';
+
+/** Where a rule came from, so explain and denial messages can say which knob to turn. */
+export type RuleSource =
+  | { kind: 'profile'; profile: string; index: number }
+  | { kind: 'flag'; flag: '--read' | '--write' | '--deny' }
+  | { kind: 'protected'; reason: string }
+  | { kind: 'private-tmp' };
+
+export interface PolicyRule {
+  readonly path: string;
+  readonly access: Access;
+  readonly source: RuleSource;
+}
+
+export interface SandboxPolicy {
+  readonly platform: Platform;
+  readonly rules: readonly PolicyRule[];
+  readonly network: Network;
+  /** The backend gives the command a fresh, empty, writable temp dir and points TMPDIR at it. */
+  readonly privateTmp: boolean;
+  /** Canonical policy cwd; also where the command runs. */
+  readonly cwd: string;
+  /** Name of the profile the policy was built from (for display). */
+  readonly profile: string;
+}
+
+export function describeSource(source: RuleSource): string {
+  switch (source.kind) {
+    case 'profile':
+      return `profile ${source.profile} (filesystem[${source.index}])`;
+    case 'flag':
+      return `flag ${source.flag}`;
+    case 'protected':
+      return `protected (${source.reason})`;
+    case 'private-tmp':
+      return 'private temp dir';
+  }
+}

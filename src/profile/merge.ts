@@ -1,0 +1,35 @@
+// Applies an extends chain: parent first, child on top. Filesystem rules accumulate (the
+// resolver's precedence decides between them), scalars are overridden, env lists union.
+import type { MergedProfile, ProfileSpec } from './types.ts';
+
+export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
+  let network: 'on' | 'off' = 'off';
+  let privateTmp = false;
+  const filesystem: ProfileSpec['filesystem'][number][] = [];
+  const keep = new Set<string>();
+  const drop = new Set<string>();
+  const set: Record<string, string> = {};
+  for (const spec of chain) {
+    if (spec.network !== undefined) network = spec.network;
+    if (spec.privateTmp !== undefined) privateTmp = spec.privateTmp;
+    filesystem.push(...spec.filesystem);
+    for (const name of spec.env.keep) {
+      keep.add(name);
+      drop.delete(name);
+    }
+    for (const name of spec.env.drop) {
+      drop.add(name);
+      keep.delete(name);
+    }
+    Object.assign(set, spec.env.set);
+  }
+  const last = chain[chain.length - 1];
+  return {
+    name: last?.name ?? 'empty',
+    chain: chain.map((s) => s.name),
+    network,
+    privateTmp,
+    filesystem,
+    env: { keep: [...keep], drop: [...drop], set },
+  };
+}

@@ -1,0 +1,35 @@
+// A profile as written by a user or shipped in profiles/: YAML or JSON, the same parser.
+import type { Access, Network } from '../policy/types.ts';
+
+export interface ProfileRuleSpec {
+  readonly path: string;
+  readonly access: Access;
+  /** Index in the file's filesystem list, for messages ("filesystem[3]"). */
+  readonly index: number;
+  readonly profile: string;
+}
+
+export interface ProfileEnvSpec {
+  readonly keep: readonly string[];
+  readonly set: Readonly<Record<string, string>>;
+  readonly drop: readonly string[];
+}
+
+export interface ProfileSpec {
+  readonly name: string;
+  readonly extends?: string | undefined;
+  readonly network?: Network | undefined;
+  readonly privateTmp?: boolean | undefined;
+  readonly filesystem: readonly ProfileRuleSpec[];
+  readonly env: ProfileEnvSpec;
+}
+
+/** A profile with its extends chain applied. */
+export interface MergedProfile {
+  readonly name: string;
+  readonly chain: readonly string[];
+  readonly network: Network;
+  readonly privateTmp: boolean;
+  readonly filesystem: readonly ProfileRuleSpec[];
+  readonly env: ProfileEnvSpec;
+}

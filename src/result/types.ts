@@ -1,0 +1,58 @@
+// RunResult: everything a run produced, as data. The CLI turns it into text or JSON and an
+// exit status; the library returns it. Schema changes bump RESULT_SCHEMA_VERSION.
+import type { NotEnforced } from '../plan/types.ts';
+
+export type RunStatus =
+  | 'exited'
+  | 'signaled'
+  | 'timed-out'
+  | 'cancelled'
+  | 'not-found'
+  | 'not-executable'
+  | 'spawn-failed'
+  | 'running';
+
+export interface StreamResult {
+  /** Rendered text (valid UTF-8, fits the budget). */
+  readonly text: string;
+  /** Bytes the command wrote to this stream. */
+  readonly totalBytes: number;
+  /** Raw bytes left out of `text`. */
+  readonly omittedBytes: number;
+  readonly truncated: boolean;
+}
+
+export interface Annotation {
+  readonly kind: 'denial' | 'note' | 'warning';
+  readonly message: string;
+  readonly operation?: string | undefined;
+  readonly path?: string | undefined;
+  readonly rule?: string | undefined;
+  readonly fix?: string | undefined;
+  readonly certainty?: 'certain' | 'possible' | undefined;
+}
+
+export interface RunResult {
+  readonly version: number;
+  readonly command: readonly string[];
+  readonly cwd: string;
+  readonly backend: string;
+  readonly profile: string;
+  /** Whether the command was executed at all: false means nothing ran and a retry is safe. */
+  readonly started: boolean;
+  readonly status: RunStatus;
+  /** The command's own exit code; null when it was killed by a signal or never ran. */
+  readonly exitCode: number | null;
+  /** Signal name when killed by a signal (including cordon's own timeout kill). */
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  /** What cordon exits with for this run: the code, 124, 128+N, 126, 127. */
+  readonly exitStatus: number;
+  readonly durationMs: number;
+  readonly stdout: StreamResult;
+  readonly stderr: StreamResult;
+  readonly droppedEnv: readonly string[];
+  readonly annotations: readonly Annotation[];
+  readonly notEnforced: readonly NotEnforced[];
+}
