@@ -22,5 +22,5 @@ export function probeLandlockAbi(): number {
   const abi = Number(
     libc.syscall(numbers().create, 'void *', null, 'size_t', 0, 'uint32_t', LANDLOCK_CREATE_RULESET_VERSION),
   );
-  return abi > 0 ? abi : 0;
+  return Math.max(abi, 0);
 }

@@ -27,7 +27,7 @@ export type PolicyFit = (backend: BackendName, policy: SandboxPolicy, host: Host
 export function judgeBackends(
   host: HostInfo,
   policy: SandboxPolicy | undefined,
-  fit: PolicyFit,
+  checkFit: PolicyFit,
 ): BackendVerdict[] {
   const verdicts: BackendVerdict[] = [];
   if (host.platform === 'linux') {
