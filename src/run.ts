@@ -128,8 +128,11 @@ export function preparePlan(
   return { command, cwd, host, policy, choice, env: envResolved, plan };
 }
 
-const BWRAP_EXEC_FAILURE =
-  /(?:^|\n)bwrap: execvp [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
+// bwrap and setpriv exec the command themselves; when that exec fails they print one line
+// and exit 1 (bwrap) or 126/127 (setpriv). Recognise it so the result says not-found or
+// not-executable, as a direct spawn would.
+const EXEC_FAILURE =
+  /(?:^|\n)(?:bwrap: execvp|setpriv: failed to execute) [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
 
 function classify(outcome: SpawnOutcome, plan: Plan): RunStatus {
   if (!outcome.started) {
@@ -139,9 +142,14 @@ function classify(outcome: SpawnOutcome, plan: Plan): RunStatus {
   if (outcome.timedOut) return 'timed-out';
   if (outcome.cancelled) return 'cancelled';
   if (outcome.signal) return 'signaled';
-  if (plan.backend === 'bwrap' && outcome.exitCode === 1) {
+  const wrapperFailure =
+    (plan.backend === 'bwrap' && outcome.exitCode === 1) ||
+    (plan.backend === 'none' &&
+      plan.args[0] === '--pdeathsig' &&
+      (outcome.exitCode === 126 || outcome.exitCode === 127));
+  if (wrapperFailure) {
     const tail = outcome.stderr.tail.length > 0 ? outcome.stderr.tail : outcome.stderr.head;
-    const match = BWRAP_EXEC_FAILURE.exec(tail.subarray(Math.max(0, tail.length - 512)).toString('utf8'));
+    const match = EXEC_FAILURE.exec(tail.subarray(Math.max(0, tail.length - 512)).toString('utf8'));
     if (match) return match[1] === 'No such file or directory' ? 'not-found' : 'not-executable';
   }
   return 'exited';

@@ -147,6 +147,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     bwrap: options.bwrap && platform === 'linux' ? probeBwrap(env) : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',
+    setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,

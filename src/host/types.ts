@@ -32,6 +32,12 @@ export interface HostInfo {
   readonly bwrap?: BwrapInfo | undefined;
   readonly landlock?: LandlockInfo | undefined;
   readonly seccomp?: boolean | undefined;
+  /**
+   * util-linux setpriv, used as `setpriv --pdeathsig KILL -- CMD` so an unconfined (none)
+   * command dies with cordon even if cordon is SIGKILLed (Node cannot run code between fork
+   * and exec). Undefined where it is missing.
+   */
+  readonly setpriv?: string | undefined;
   /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */
   realpath(path: string): string;
   /** lstat kind: a symlink is reported as 'symlink', never followed. */

@@ -20,10 +20,12 @@ export function buildPlan(input: PlanInput): Plan {
   if (command.length === 0)
     throw new CordonError('missing-command', 'no command given — put it after --, e.g. cordon -- npm test');
   if (backend === 'none') {
+    // No sandbox, but still tied to cordon's life: setpriv sets the parent-death signal.
+    const wrapped = host.setpriv ? [host.setpriv, '--pdeathsig', 'KILL', '--', ...command] : [...command];
     return {
       backend: 'none',
-      executable: command[0]!,
-      args: command.slice(1),
+      executable: wrapped[0]!,
+      args: wrapped.slice(1),
       env: { ...env },
       cwd: input.cwd,
       notEnforced: [],
