@@ -4,6 +4,7 @@
 import { lstatSync, rmSync, statSync } from 'node:fs';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
+import { listInheritableFds } from './exec/procfs.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
 import type { HostInfo } from './host/types.ts';
@@ -187,6 +188,13 @@ export async function executePlan(
   deps: RunDeps = defaultDeps,
 ): Promise<RunResult> {
   const { plan } = prepared;
+  if (process.platform === 'linux') {
+    // Descriptors the host program inherited without close-on-exec would reach the command
+    // (with bwrap, an inherited directory fd walks around every read-only mount). Setting the
+    // flag on them only changes implicit inheritance; Node's explicit stdio dups are unaffected.
+    const inheritable = listInheritableFds();
+    if (inheritable.length > 0) (await import('./native/linux.ts')).setCloseOnExec(inheritable);
+  }
   const budget = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const created = existingPlaceholders(plan);
   let outcome: SpawnOutcome;

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { DRAIN_AFTER_EXIT_MS, KILL_GRACE_MS } from '../options/defaults.ts';
 import { type CollectedStream, StreamCollector } from './collector.ts';
-import { killEscapees, killGroup } from './terminate.ts';
+import { killTree } from './terminate.ts';
 
 export interface SpawnRequest {
   readonly executable: string;
@@ -123,12 +123,8 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
       if (reason === 'timeout') timedOut = true;
       else cancelled = true;
       if (pid !== undefined) {
-        killGroup(pid, first);
-        killEscapees(pid, request.subreaper, first);
-        killTimer = setTimeout(() => {
-          killGroup(pid, 'SIGKILL');
-          killEscapees(pid, request.subreaper, 'SIGKILL');
-        }, graceMs);
+        killTree(pid, request.subreaper, first);
+        killTimer = setTimeout(() => killTree(pid, request.subreaper, 'SIGKILL'), graceMs);
       }
     }
 
@@ -170,10 +166,7 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
 
     function finish(): void {
       if (settled) return;
-      if (pid !== undefined) {
-        killGroup(pid, 'SIGKILL');
-        killEscapees(pid, request.subreaper, 'SIGKILL');
-      }
+      if (pid !== undefined) killTree(pid, request.subreaper, 'SIGKILL');
       child.stdout!.destroy();
       child.stderr!.destroy();
       settle({

@@ -23,14 +23,17 @@ function killPid(pid: number, signal: NodeJS.Signals): void {
 const MAX_SWEEPS = 20;
 
 /**
- * Kill descendants of the command that left its group. With `subreaper` (only the CLI, which
- * runs one command), every live child other than the command is an orphan adopted from it;
- * we sweep until none is alive, since killing one may orphan more.
+ * Signal everything the command started: its descendants are listed first (killing the group
+ * first would orphan a setsid'd child to init before we saw it), then the group, then the
+ * listed descendants. With `subreaper` (only the CLI and cordon's own helper, which run one
+ * command each), every live child other than the command is an orphan adopted from it; we
+ * sweep until none is alive, since killing one may orphan more.
  */
-export function killEscapees(commandPid: number, subreaper: boolean, signal: NodeJS.Signals): void {
-  if (process.platform !== 'linux') return;
-  for (const pid of listDescendants(commandPid)) killPid(pid, signal);
-  if (!subreaper) return;
+export function killTree(commandPid: number, subreaper: boolean, signal: NodeJS.Signals): void {
+  const descendants = process.platform === 'linux' ? listDescendants(commandPid) : [];
+  killGroup(commandPid, signal);
+  for (const pid of descendants) killPid(pid, signal);
+  if (!subreaper || process.platform !== 'linux') return;
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
     const orphans = listLiveChildren(process.pid).filter((pid) => pid !== commandPid);
     if (orphans.length === 0) return;
