@@ -205,6 +205,7 @@ export async function executePlan(
       env: plan.env,
       cwd: plan.cwd,
       captureBytes: budget,
+      dataFds: plan.backend === 'bwrap' ? plan.dataFds : 0,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       subreaper: deps.subreaper,

@@ -8,6 +8,7 @@
 // timeout kills only the direct child. Here we act on the child's own 'exit', drain briefly,
 // destroy our pipe ends and kill the group ourselves.
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { DRAIN_AFTER_EXIT_MS, KILL_GRACE_MS } from '../options/defaults.ts';
 import { type CollectedStream, StreamCollector } from './collector.ts';
 import { killTree } from './terminate.ts';
@@ -18,6 +19,8 @@ export interface SpawnRequest {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly argv0?: string | undefined;
+  /** Number of empty descriptors (opened on /dev/null) to pass as fds 3, 4, ... */
+  readonly dataFds?: number | undefined;
   /** Per-stream head and tail capacity; 0 = unlimited. */
   readonly captureBytes: number;
   readonly timeoutMs?: number | undefined;
@@ -68,10 +71,12 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
       });
       return;
     }
+    // Empty descriptors a wrapper reads as data (bwrap --ro-bind-data) at fds 3, 4, ...
+    const dataFds = Array.from({ length: request.dataFds ?? 0 }, () => openSync('/dev/null', 'r'));
     // stdin is /dev/null ('ignore'), always: a sandboxed command must never read the caller's
     // terminal or a pipe the caller holds. detached = setsid(): own session and group.
     const child = spawn(request.executable, [...request.args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...dataFds],
       detached: true,
       env: { ...request.env },
       cwd: request.cwd,
@@ -79,6 +84,7 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
       windowsHide: true,
     });
 
+    for (const fd of dataFds) closeSync(fd);
     let settled = false;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;

@@ -33,6 +33,12 @@ export interface BwrapPlan extends PlanBase {
    * removes them after the run if they are still empty.
    */
   readonly placeholders: readonly { path: string; kind: 'file' | 'dir' }[];
+  /**
+   * How many empty data descriptors the launcher passes as fds 3, 4, ...: each masked file
+   * is `--perms 0000 --ro-bind-data FD path` (an empty, unreadable, read-only file). bwrap
+   * reads and closes them before the command starts.
+   */
+  readonly dataFds: number;
   /** Apply the network seccomp filter inside the sandbox before exec. */
   readonly seccomp: boolean;
 }

@@ -11,13 +11,19 @@ const isLinux = process.platform === 'linux';
 
 describe('cli: usage errors exit 125 and name the value', () => {
   it.each([
-    [['--timeout', '5 parsecs', '--', 'true'], /invalid duration for --timeout: '5 parsecs' — use a number with a unit: 500ms, 30s, 10m or 1h/],
+    [
+      ['--timeout', '5 parsecs', '--', 'true'],
+      /invalid duration for --timeout: '5 parsecs' — use a number with a unit: 500ms, 30s, 10m or 1h/,
+    ],
     [['--max-output', 'lots', '--', 'true'], /invalid size for --max-output: 'lots'/],
     [['--bogus', '--', 'true'], /unknown option '--bogus'/],
     [['--backend', 'docker', '--', 'true'], /unknown backend for --backend: 'docker'/],
     [['--env', '1BAD=x', '--', 'true'], /invalid name for --env: '1BAD'/],
     [['--cwd', '/no/such/dir', '--', 'true'], /working directory does not exist: '\/no\/such\/dir'/],
-    [['--profile', 'nosuch', '--', 'true'], /unknown profile 'nosuch'.*built-in profiles: read-only, strict, workspace/],
+    [
+      ['--profile', 'nosuch', '--', 'true'],
+      /unknown profile 'nosuch'.*built-in profiles: read-only, strict, workspace/,
+    ],
     [[], /no command given/],
     [['--backend', 'none', '--profile', 'strict', '--', 'true'], /--backend none runs without a sandbox/],
   ])('%j', async (args, message) => {
@@ -33,13 +39,19 @@ describe('cli: usage errors exit 125 and name the value', () => {
     expect(r.code).toBe(125);
     expect(JSON.parse(r.stdout)).toEqual({
       version: 1,
-      error: { code: 'bad-duration', message: "invalid duration for --timeout: 'x' — use a number with a unit: 500ms, 30s, 10m or 1h" },
+      error: {
+        code: 'bad-duration',
+        message: "invalid duration for --timeout: 'x' — use a number with a unit: 500ms, 30s, 10m or 1h",
+      },
     });
   });
 
   it('--version and --help exit 0', async () => {
     const v = await runCli(['--version']);
-    expect([v.code, v.stdout.trim()]).toEqual([0, JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version]);
+    expect([v.code, v.stdout.trim()]).toEqual([
+      0,
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+    ]);
     const h = await runCli(['--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('--max-output <size>');
@@ -63,17 +75,64 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
   });
 
   it('--json prints exactly one object with the documented fields', async () => {
-    const r = await runCli(['--json', '--backend', 'none', '--max-output', '64', '--', 'sh', '-c', 'printf "%0200d" 0; echo e >&2; exit 4'], {
-      env: { PATH: process.env['PATH'], HOME: '/root', GITHUB_TOKEN: 'secret-value', MY_SECRET_KEY: 'x', GIT_AUTHOR_NAME: 'Ada' },
-    });
+    const r = await runCli(
+      [
+        '--json',
+        '--backend',
+        'none',
+        '--max-output',
+        '64',
+        '--',
+        'sh',
+        '-c',
+        'printf "%0200d" 0; echo e >&2; exit 4',
+      ],
+      {
+        env: {
+          PATH: process.env['PATH'],
+          HOME: '/root',
+          GITHUB_TOKEN: 'secret-value',
+          MY_SECRET_KEY: 'x',
+          GIT_AUTHOR_NAME: 'Ada',
+        },
+      },
+    );
     expect(r.code).toBe(4);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const j = JSON.parse(lines[0]!);
     expect(Object.keys(j).sort()).toEqual(
-      ['annotations', 'backend', 'cancelled', 'command', 'cwd', 'droppedEnv', 'durationMs', 'exitCode', 'exitStatus', 'notEnforced', 'profile', 'signal', 'started', 'status', 'stderr', 'stdout', 'timedOut', 'version'].sort(),
+      [
+        'annotations',
+        'backend',
+        'cancelled',
+        'command',
+        'cwd',
+        'droppedEnv',
+        'durationMs',
+        'exitCode',
+        'exitStatus',
+        'notEnforced',
+        'profile',
+        'signal',
+        'started',
+        'status',
+        'stderr',
+        'stdout',
+        'timedOut',
+        'version',
+      ].sort(),
     );
-    expect(j).toMatchObject({ version: 1, backend: 'none', started: true, status: 'exited', exitCode: 4, exitStatus: 4, signal: null, timedOut: false });
+    expect(j).toMatchObject({
+      version: 1,
+      backend: 'none',
+      started: true,
+      status: 'exited',
+      exitCode: 4,
+      exitStatus: 4,
+      signal: null,
+      timedOut: false,
+    });
     expect(j.stdout).toMatchObject({ totalBytes: 200, truncated: true });
     expect(j.stderr).toMatchObject({ text: 'e\n', totalBytes: 2, truncated: false });
     expect(Buffer.byteLength(j.stdout.text) + Buffer.byteLength(j.stderr.text)).toBeLessThanOrEqual(64);
@@ -83,16 +142,50 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
   });
 
   it('drops credential-like variables, keeps --env NAME, sets --env NAME=VALUE, --clear-env', async () => {
-    const env = { PATH: process.env['PATH'], HOME: '/root', NPM_TOKEN: 't0k', AWS_SECRET_ACCESS_KEY: 'k', GIT_AUTHOR_NAME: 'Ada', FOO: 'bar' };
-    const r = await runCli(['-q', '--backend', 'none', '--env', 'NPM_TOKEN', '--env', 'X=1', '--', 'sh', '-c', 'echo "$NPM_TOKEN|${AWS_SECRET_ACCESS_KEY-unset}|$GIT_AUTHOR_NAME|$X|$FOO"'], { env });
+    const env = {
+      PATH: process.env['PATH'],
+      HOME: '/root',
+      NPM_TOKEN: 't0k',
+      AWS_SECRET_ACCESS_KEY: 'k',
+      GIT_AUTHOR_NAME: 'Ada',
+      FOO: 'bar',
+    };
+    const r = await runCli(
+      [
+        '-q',
+        '--backend',
+        'none',
+        '--env',
+        'NPM_TOKEN',
+        '--env',
+        'X=1',
+        '--',
+        'sh',
+        '-c',
+        'echo "$NPM_TOKEN|${AWS_SECRET_ACCESS_KEY-unset}|$GIT_AUTHOR_NAME|$X|$FOO"',
+      ],
+      { env },
+    );
     expect(r.stdout).toBe('t0k|unset|Ada|1|bar\n');
-    const c = await runCli(['-q', '--backend', 'none', '--clear-env', '--', 'sh', '-c', 'echo "${FOO-unset}|$HOME"'], { env });
+    const c = await runCli(
+      ['-q', '--backend', 'none', '--clear-env', '--', 'sh', '-c', 'echo "${FOO-unset}|$HOME"'],
+      { env },
+    );
     expect(c.stdout).toBe('unset|/root\n');
   });
 
   it('timeout exits 124 and leaves nothing behind, even a double-forked setsid daemon', async () => {
     const marker = uniqueMarker();
-    const r = await runCli(['--backend', 'none', '--timeout', '300ms', '--', 'sh', '-c', `(setsid sh -c "sleep ${marker} & sleep ${marker}" &) ; nohup sleep ${marker} >/dev/null 2>&1 & sleep ${marker}`]);
+    const r = await runCli([
+      '--backend',
+      'none',
+      '--timeout',
+      '300ms',
+      '--',
+      'sh',
+      '-c',
+      `(setsid sh -c "sleep ${marker} & sleep ${marker}" &) ; nohup sleep ${marker} >/dev/null 2>&1 & sleep ${marker}`,
+    ]);
     expect(r.code).toBe(124);
     expect(r.stderr).toMatch(/timed out after 300ms \(exit 124\)/);
     expect(findProcesses(marker)).toEqual([]);
@@ -120,7 +213,11 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
       ['SIGHUP', 129],
     ] as const) {
       const marker = uniqueMarker();
-      const child = spawn(process.execPath, [CORDON, '--backend', 'none', '--', 'sh', '-c', `setsid sleep ${marker} & sleep ${marker}`], { stdio: 'ignore' });
+      const child = spawn(
+        process.execPath,
+        [CORDON, '--backend', 'none', '--', 'sh', '-c', `setsid sleep ${marker} & sleep ${marker}`],
+        { stdio: 'ignore' },
+      );
       await waitFor(() => findProcesses(marker).length >= 2);
       child.kill(sig);
       const exit = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
@@ -131,7 +228,9 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
 
   it('if cordon is SIGKILLed, its command dies too (parent-death signal)', async () => {
     const marker = uniqueMarker();
-    const child = spawn(process.execPath, [CORDON, '--backend', 'none', '--', 'sleep', marker], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [CORDON, '--backend', 'none', '--', 'sleep', marker], {
+      stdio: 'ignore',
+    });
     await waitFor(() => findProcesses(`sleep ${marker}`).length === 1);
     child.kill('SIGKILL');
     await waitFor(() => findProcesses(`sleep ${marker}`).length === 0);
@@ -142,7 +241,11 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
     const dir = makeTempDir();
     const report = join(dir, 'report.json');
     const marker = uniqueMarker();
-    const child = spawn(process.execPath, [CORDON, '--backend', 'none', '--report', report, '--', 'sleep', marker], { stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [CORDON, '--backend', 'none', '--report', report, '--', 'sleep', marker],
+      { stdio: 'ignore' },
+    );
     await waitFor(() => existsSync(report) && readFileSync(report, 'utf8').includes('"running"'));
     expect(statSync(report).mode & 0o777).toBe(0o600);
     const running = JSON.parse(readFileSync(report, 'utf8'));
@@ -152,7 +255,11 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
     expect(JSON.parse(readFileSync(report, 'utf8')).status).toBe('running');
     const r = await runCli(['-q', '--backend', 'none', '--report', report, '--', 'sh', '-c', 'exit 7']);
     expect(r.code).toBe(7);
-    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ status: 'exited', exitCode: 7, started: true });
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({
+      status: 'exited',
+      exitCode: 7,
+      started: true,
+    });
     expect(statSync(report).mode & 0o777).toBe(0o600);
   });
 });

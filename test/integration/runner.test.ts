@@ -76,16 +76,26 @@ describe.runIf(isLinux)('runner (backend none)', () => {
   });
 
   it('keeps the final summary line of 300 MB of output', async () => {
-    const r = await run(sh('head -c 300000000 /dev/zero | tr "\\0" x; echo; echo SUMMARY-LINE'), { ...none, maxOutputBytes: 4096 });
+    const r = await run(sh('head -c 300000000 /dev/zero | tr "\\0" x; echo; echo SUMMARY-LINE'), {
+      ...none,
+      maxOutputBytes: 4096,
+    });
     expect(r.stdout.totalBytes).toBe(300_000_000 + 1 + 13);
     expect(r.stdout.text.endsWith('\nSUMMARY-LINE\n')).toBe(true);
     expect(r.stdout.truncated).toBe(true);
     expect(Buffer.byteLength(r.stdout.text)).toBeLessThanOrEqual(4096);
-    expect(r.stdout.omittedBytes).toBe(r.stdout.totalBytes - (Buffer.byteLength(r.stdout.text) - Buffer.byteLength(`\n[... ${r.stdout.omittedBytes} bytes omitted ...]\n`)));
+    expect(r.stdout.omittedBytes).toBe(
+      r.stdout.totalBytes -
+        (Buffer.byteLength(r.stdout.text) -
+          Buffer.byteLength(`\n[... ${r.stdout.omittedBytes} bytes omitted ...]\n`)),
+    );
   });
 
   it('does not deadlock on 3 MB of stderr with a small stdout', async () => {
-    const r = await run(sh('head -c 3000000 /dev/zero | tr "\\0" e >&2; echo out'), { ...none, maxOutputBytes: 0 });
+    const r = await run(sh('head -c 3000000 /dev/zero | tr "\\0" e >&2; echo out'), {
+      ...none,
+      maxOutputBytes: 0,
+    });
     expect(r.stdout.text).toBe('out\n');
     expect(r.stderr.totalBytes).toBe(3_000_000);
     expect(r.stderr.text.length).toBe(3_000_000);
@@ -93,16 +103,24 @@ describe.runIf(isLinux)('runner (backend none)', () => {
 
   it('64 concurrent runs with ~250 KB each keep every byte', async () => {
     const runs = Array.from({ length: 64 }, (_, i) =>
-      run(sh(`i=0; while [ $i -lt 2500 ]; do echo "run ${i} line $i ................................................................................"; i=$((i+1)); done`), {
-        ...none,
-        maxOutputBytes: 0,
-      }),
+      run(
+        sh(
+          `i=0; while [ $i -lt 2500 ]; do echo "run ${i} line $i ................................................................................"; i=$((i+1)); done`,
+        ),
+        {
+          ...none,
+          maxOutputBytes: 0,
+        },
+      ),
     );
     const results = await Promise.all(runs);
     results.forEach((r, i) => {
       let expected = '';
-      for (let n = 0; n < 2500; n++) expected += `run ${i} line ${n} ................................................................................\n`;
-      expect(createHash('sha256').update(r.stdout.text).digest('hex')).toBe(createHash('sha256').update(expected).digest('hex'));
+      for (let n = 0; n < 2500; n++)
+        expected += `run ${i} line ${n} ................................................................................\n`;
+      expect(createHash('sha256').update(r.stdout.text).digest('hex')).toBe(
+        createHash('sha256').update(expected).digest('hex'),
+      );
       expect(r.stdout.totalBytes).toBe(Buffer.byteLength(expected));
     });
   });
@@ -112,7 +130,7 @@ describe.runIf(isLinux)('runner (backend none)', () => {
     const fds = countOpenFds();
     const children = countLiveChildren();
     for (let i = 0; i < 50; i++) {
-      const r = await run(sh('sleep 30'), { ...none, timeoutMs: 20, });
+      const r = await run(sh('sleep 30'), { ...none, timeoutMs: 20 });
       expect(r.timedOut).toBe(true);
     }
     expect(countOpenFds()).toBe(fds);

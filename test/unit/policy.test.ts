@@ -10,10 +10,21 @@ import type { Access, PolicyRule } from '../../src/policy/types.ts';
 import { mergeProfiles } from '../../src/profile/merge.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 
-const rule = (path: string, access: Access): PolicyRule => ({ path, access, source: { kind: 'flag', flag: '--read' } });
+const rule = (path: string, access: Access): PolicyRule => ({
+  path,
+  access,
+  source: { kind: 'flag', flag: '--read' },
+});
 
 describe('access precedence', () => {
-  const rules = [rule('/w', 'write'), rule('/w/a', 'none'), rule('/w/a/b', 'write'), rule('/r', 'read'), rule('/r/x', 'none'), rule('/r/x/y', 'read')];
+  const rules = [
+    rule('/w', 'write'),
+    rule('/w/a', 'none'),
+    rule('/w/a/b', 'write'),
+    rule('/r', 'read'),
+    rule('/r/x', 'none'),
+    rule('/r/x/y', 'read'),
+  ];
   it.each([
     ['/w', 'write'],
     ['/w/file', 'write'],
@@ -49,7 +60,9 @@ describe('resolvePolicy', () => {
   });
   it('expands tokens, relative paths, and adds protected paths inside writable roots', () => {
     const p = resolvePolicy(
-      profile('filesystem:\n  - { path: "{system}", access: read }\n  - { path: "{cwd}", access: write }\n  - { path: ~/.ssh, access: none }\n  - { path: sub/dir, access: read }\n  - { path: "{tmp}/x", access: write }\n'),
+      profile(
+        'filesystem:\n  - { path: "{system}", access: read }\n  - { path: "{cwd}", access: write }\n  - { path: ~/.ssh, access: none }\n  - { path: sub/dir, access: read }\n  - { path: "{tmp}/x", access: write }\n',
+      ),
       { read: [], write: [], deny: [] },
       host,
       host.cwd,
@@ -74,7 +87,12 @@ describe('resolvePolicy', () => {
   });
 
   it('a rule naming the exact protected path overrides the protection', () => {
-    const p = resolvePolicy(profile('filesystem:\n  - { path: "{cwd}", access: write }\n'), { read: [], write: ['.git'], deny: [] }, host, host.cwd);
+    const p = resolvePolicy(
+      profile('filesystem:\n  - { path: "{cwd}", access: write }\n'),
+      { read: [], write: ['.git'], deny: [] },
+      host,
+      host.cwd,
+    );
     expect(resolveAccess(p.rules, '/home/user/project/.git/config')).toBe('write');
     expect(resolveAccess(p.rules, '/home/user/project/.cordon/x')).toBe('read');
   });
@@ -84,26 +102,48 @@ describe('resolvePolicy', () => {
       files: { '/home/user/project/.git': 'file' },
       texts: { '/home/user/project/.git': 'gitdir: ../main/.git/worktrees/project\n' },
     });
-    const p = resolvePolicy(profile('filesystem:\n  - { path: /home/user, access: write }\n'), { read: [], write: [], deny: [] }, h, h.cwd);
+    const p = resolvePolicy(
+      profile('filesystem:\n  - { path: /home/user, access: write }\n'),
+      { read: [], write: [], deny: [] },
+      h,
+      h.cwd,
+    );
     // Only the top level of a writable root is protected (a nested repo's .git is not; documented).
     expect(resolveAccess(p.rules, '/home/user/project/.git')).toBe('write');
     expect(resolveAccess(p.rules, '/home/user/.git')).toBe('read');
-    const p2 = resolvePolicy(profile('filesystem:\n  - { path: "{cwd}", access: write }\n  - { path: /home/user/main, access: write }\n'), { read: [], write: [], deny: [] }, h, h.cwd);
+    const p2 = resolvePolicy(
+      profile(
+        'filesystem:\n  - { path: "{cwd}", access: write }\n  - { path: /home/user/main, access: write }\n',
+      ),
+      { read: [], write: [], deny: [] },
+      h,
+      h.cwd,
+    );
     expect(resolveAccess(p2.rules, '/home/user/project/.git')).toBe('read');
     expect(resolveAccess(p2.rules, '/home/user/main/.git/worktrees/project/HEAD')).toBe('read');
   });
 
   it('refuses a protected path that is a symlink inside a writable root', () => {
     const h = syntheticHost('linux', { links: { '/home/user/project/.git': '/elsewhere/repo.git' } });
-    expect(() => resolvePolicy(profile('filesystem:\n  - { path: "{cwd}", access: write }\n'), { read: [], write: [], deny: [] }, h, h.cwd)).toThrow(
-      /cannot protect '\/home\/user\/project\/\.git': it is a symlink inside the writable root/,
-    );
+    expect(() =>
+      resolvePolicy(
+        profile('filesystem:\n  - { path: "{cwd}", access: write }\n'),
+        { read: [], write: [], deny: [] },
+        h,
+        h.cwd,
+      ),
+    ).toThrow(/cannot protect '\/home\/user\/project\/\.git': it is a symlink inside the writable root/);
   });
 
   it('refuses a carve-out reached through a symlink in a writable directory', () => {
     const h = syntheticHost('linux', { links: { '/home/user/project/secrets': '/srv/secrets' } });
     try {
-      resolvePolicy(profile('filesystem:\n  - { path: "{cwd}", access: write }\n'), { read: [], write: [], deny: ['secrets/key'] }, h, h.cwd);
+      resolvePolicy(
+        profile('filesystem:\n  - { path: "{cwd}", access: write }\n'),
+        { read: [], write: [], deny: ['secrets/key'] },
+        h,
+        h.cwd,
+      );
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(CordonError);
@@ -113,14 +153,26 @@ describe('resolvePolicy', () => {
   });
 
   it('flags add rules on top of the profile and --net/--no-net override it', () => {
-    const p = resolvePolicy(profile('network: off\nfilesystem:\n  - { path: /, access: read }\n'), { read: [], write: ['/data'], deny: ['/data/private'], network: 'on' }, host, host.cwd);
+    const p = resolvePolicy(
+      profile('network: off\nfilesystem:\n  - { path: /, access: read }\n'),
+      { read: [], write: ['/data'], deny: ['/data/private'], network: 'on' },
+      host,
+      host.cwd,
+    );
     expect(p.network).toBe('on');
     expect(resolveAccess(p.rules, '/data/x')).toBe('write');
     expect(resolveAccess(p.rules, '/data/private/x')).toBe('none');
   });
 
   it('rejects unknown tokens', () => {
-    expect(() => resolvePolicy(profile('filesystem:\n  - { path: "{home}/x", access: read }\n'), { read: [], write: [], deny: [] }, host, host.cwd)).toThrow(
+    expect(() =>
+      resolvePolicy(
+        profile('filesystem:\n  - { path: "{home}/x", access: read }\n'),
+        { read: [], write: [], deny: [] },
+        host,
+        host.cwd,
+      ),
+    ).toThrow(
       "unknown path token in profile test filesystem[0].path: '{home}/x' — use ~, {cwd}, {tmp}, {system}, / or a plain path",
     );
   });
@@ -128,19 +180,33 @@ describe('resolvePolicy', () => {
 
 describe('profile parsing errors name the file, key path and what is allowed', () => {
   it.each([
-    ['filesystem:\n  - { path: /x, access: rw }\n', "invalid profile p.yaml: filesystem[0].access: 'rw' is not an access — allowed: read, write, none"],
+    [
+      'filesystem:\n  - { path: /x, access: rw }\n',
+      "invalid profile p.yaml: filesystem[0].access: 'rw' is not an access — allowed: read, write, none",
+    ],
     ['network: maybe\n', "invalid profile p.yaml: network: 'maybe' is not allowed — use on or off"],
-    ['netwrk: off\n', "invalid profile p.yaml: netwrk: unknown key 'netwrk' — allowed keys: extends, network, privateTmp, filesystem, env"],
-    ['filesystem:\n  - { path: /x, access: read, mode: 1 }\n', "invalid profile p.yaml: filesystem[0].mode: unknown key 'mode' — allowed keys: path, access"],
+    [
+      'netwrk: off\n',
+      "invalid profile p.yaml: netwrk: unknown key 'netwrk' — allowed keys: extends, network, privateTmp, filesystem, env",
+    ],
+    [
+      'filesystem:\n  - { path: /x, access: read, mode: 1 }\n',
+      "invalid profile p.yaml: filesystem[0].mode: unknown key 'mode' — allowed keys: path, access",
+    ],
     ['filesystem: /x\n', 'invalid profile p.yaml: filesystem: must be a list of { path, access } rules'],
-    ['env:\n  keep: [1X]\n', "invalid profile p.yaml: env.keep[0]: '1X' is not an environment variable name (letters, digits, _)"],
+    [
+      'env:\n  keep: [1X]\n',
+      "invalid profile p.yaml: env.keep[0]: '1X' is not an environment variable name (letters, digits, _)",
+    ],
     ['a: [\n', /invalid profile p.yaml: not valid YAML/],
   ])('%j', (text, message) => {
     expect(() => parseProfile(text, 'p.yaml', 'p')).toThrow(message);
   });
 
   it('JSON profiles use the same parser', () => {
-    expect(() => parseProfile('{"filesystem":[{"path":"/x","access":"all"}]}', 'p.json', 'p')).toThrow("p.json: filesystem[0].access: 'all' is not an access");
+    expect(() => parseProfile('{"filesystem":[{"path":"/x","access":"all"}]}', 'p.json', 'p')).toThrow(
+      "p.json: filesystem[0].access: 'all' is not an access",
+    );
     expect(parseProfile('{"network":"on"}', 'p.json', 'p').network).toBe('on');
   });
 });
@@ -169,7 +235,9 @@ describe('environment filtering', () => {
       env: { PATH: '/bin', HOME: '/h', FOO: 'y', TERM: 'xterm' },
       dropped: ['API_TOKEN'],
     });
-    expect(resolveEnv(base, { keep: ['API_TOKEN'], set: { Z: '1' }, drop: ['FOO'], clear: false }, [])).toEqual({
+    expect(
+      resolveEnv(base, { keep: ['API_TOKEN'], set: { Z: '1' }, drop: ['FOO'], clear: false }, []),
+    ).toEqual({
       env: { PATH: '/bin', HOME: '/h', API_TOKEN: 'x', TERM: 'xterm', Z: '1' },
       dropped: ['FOO'],
     });

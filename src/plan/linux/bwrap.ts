@@ -13,12 +13,13 @@
 //        none under read|write   → mask: a directory gets `--perms 0111 --tmpfs P` (0000 when
 //                                  nothing below it is reopened), then `--remount-ro P` once
 //                                  its reopened children are mounted; a file gets
-//                                  `--ro-bind /dev/null P`
+//                                  `--perms 0000 --ro-bind-data FD P` (empty, unreadable,
+//                                  read-only; FD is an empty descriptor bwrap reads and closes)
 //        same access as parent   → nothing
 //      A masked directory's reopened children get their mount points inside the tmpfs, so
 //      nothing is created on the host. Paths that are missing on the host are skipped, except
-//      protected or denied paths inside a writable root: they are covered by /dev/null so they
-//      cannot be created, and the empty mount point bwrap leaves is a placeholder that cordon
+//      protected or denied paths inside a writable root: they are covered by an empty 0000 file
+//      so they cannot be created, and the empty mount point bwrap leaves is a placeholder that cordon
 //      removes after the run.
 //   4. Namespaces and hardening flags, then `--chdir CWD -- COMMAND...`.
 import { CordonError } from '../../errors.ts';
@@ -26,6 +27,9 @@ import type { HostInfo } from '../../host/types.ts';
 import { findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
+
+/** Data descriptors for masks start after stdin, stdout and stderr. */
+const FIRST_DATA_FD = 3;
 
 export interface BwrapBuildInput {
   readonly policy: SandboxPolicy;
@@ -75,6 +79,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
   const args: string[] = [];
   const notEnforced: NotEnforced[] = [];
   const placeholders: { path: string; kind: 'file' | 'dir' }[] = [];
+  let dataFds = 0;
 
   // 1. base layer
   const rootAccess = resolveAccess(rules, '/');
@@ -118,8 +123,8 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
         }
       }
       if (underWritable && host.kind(parentDir(rule.path)) === 'dir') {
-        // Block creation: a read-only /dev/null sits where the path would be.
-        args.push('--ro-bind', '/dev/null', rule.path);
+        // Block creation: an empty, unreadable, read-only file sits where the path would be.
+        args.push('--perms', '0000', '--ro-bind-data', String(FIRST_DATA_FD + dataFds++), rule.path);
         placeholders.push({ path: rule.path, kind: 'file' });
       }
       continue;
@@ -135,7 +140,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
       args.push('--perms', reopened ? '0111' : '0000', '--tmpfs', rule.path);
       masked.push(rule.path);
     } else {
-      args.push('--ro-bind', '/dev/null', rule.path);
+      args.push('--perms', '0000', '--ro-bind-data', String(FIRST_DATA_FD + dataFds++), rule.path);
     }
   }
   // Masks become read-only after their reopened children are mounted (deepest first).
@@ -158,6 +163,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     cwd: policy.cwd,
     notEnforced,
     placeholders,
+    dataFds,
     seccomp: input.seccompFd !== undefined,
   };
 }
