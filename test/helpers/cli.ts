@@ -19,7 +19,7 @@ export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   /** Run as this uid/gid through setpriv (tests of the unprivileged path). */
-  asUid?: number;
+  asUid?: number | undefined;
   stdin?: 'pipe' | 'ignore';
   timeoutMs?: number;
 }
@@ -59,8 +59,8 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 }
 
 /** A fresh directory that uid 65534 can use too (mode 0777 on the way down). */
-export function makeTempDir(prefix = 'cordon-test-'): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function makeTempDir(prefix = 'cordon-test-', parent = tmpdir()): string {
+  const dir = realpathSync(mkdtempSync(join(parent, prefix)));
   chmodSync(dir, 0o777);
   return dir;
 }

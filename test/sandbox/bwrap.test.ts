@@ -1,0 +1,274 @@
+// Escape battery against real bubblewrap, as root and as uid 65534. Every test attempts the
+// escape for real and checks the HOST side: the file outside is unchanged, nothing was left.
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import { chownTo, type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
+
+function bwrapUsable(): boolean {
+  if (!isLinux) return false;
+  const r = spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', '/bin/true'], { stdio: 'ignore' });
+  return r.status === 0;
+}
+const canBwrap = bwrapUsable();
+const NODE = process.execPath;
+
+const users: [string, number | undefined][] = [
+  ['root', undefined],
+  ['uid 65534', 65534],
+];
+
+describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_label, uid) => {
+  let fx: Fixture;
+  const cordon = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> =>
+    runCli(['--backend', 'bwrap', '-q', ...args], {
+      cwd: fx.ws,
+      asUid: uid,
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8', ...extraEnv },
+    });
+  const sh = (script: string, args: string[] = []) => cordon([...args, '--', 'sh', '-c', script]);
+
+  beforeAll(() => {
+    fx = makeFixture(uid);
+  });
+  afterAll(() => {
+    rmSync(fx.base, { recursive: true, force: true });
+  });
+
+  it('writes inside the workspace are allowed and land on the host', async () => {
+    const r = await sh('echo made > new.txt && mkdir -p d/e && echo deep > d/e/f');
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(fx.ws, 'new.txt'), 'utf8')).toBe('made\n');
+    expect(readFileSync(join(fx.ws, 'd/e/f'), 'utf8')).toBe('deep\n');
+  });
+
+  it('writes outside the workspace are denied', async () => {
+    const before = snapshotTree(fx.outside);
+    const r = await sh(
+      `echo pwned > ${fx.victim}; echo pwned > ${fx.outside}/new; mkdir ${fx.outside}/d; rm -f ${fx.victim}; echo done`,
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(r.stderr).toMatch(/Read-only file system|Permission denied/);
+    expect(snapshotTree(fx.outside)).toEqual(before);
+  });
+
+  it('.git stays read-only: config, hooks, rename and delete are denied', async () => {
+    const before = snapshotTree(join(fx.ws, '.git'));
+    const r = await sh(
+      'echo "[core] hooksPath=/tmp" >> .git/config; echo evil > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; mv .git stolen; rm -rf .git; echo done',
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(snapshotTree(join(fx.ws, '.git'))).toEqual(before);
+    expect(existsSync(join(fx.ws, 'stolen'))).toBe(false);
+  });
+
+  it('a .git pointer file and its gitdir target are read-only', async () => {
+    const wt = join(fx.base, 'worktree');
+    const gitdir = join(fx.base, 'main-repo/.git/worktrees/wt');
+    mkdirSync(wt, { recursive: true });
+    mkdirSync(gitdir, { recursive: true });
+    writeFileSync(join(wt, '.git'), `gitdir: ${gitdir}\n`);
+    writeFileSync(join(gitdir, 'HEAD'), 'ref: refs/heads/wt\n');
+    if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, wt, join(fx.base, 'main-repo')]);
+    const before = { ...snapshotTree(wt), ...snapshotTree(join(fx.base, 'main-repo')) };
+    const r = await cordon([
+      '--write',
+      wt,
+      '--write',
+      join(fx.base, 'main-repo'),
+      '--',
+      'sh',
+      '-c',
+      `echo evil > ${wt}/.git; echo evil > ${gitdir}/HEAD; echo x > ${gitdir}/hooks-new; echo done`,
+    ]);
+    expect(r.stdout).toBe('done\n');
+    expect({ ...snapshotTree(wt), ...snapshotTree(join(fx.base, 'main-repo')) }).toEqual(before);
+  });
+
+  it('.cordon cannot be created, and nothing is left behind on the host', async () => {
+    const r = await sh(
+      'mkdir .cordon; mkdir -p .cordon/profiles; echo x > .cordon/profile.yaml; ls -la .cordon >/dev/null; echo done',
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
+  });
+
+  it('a symlink or a hardlink in the workspace cannot be used to write outside', async () => {
+    const link = join(fx.ws, 'link-to-victim');
+    symlinkSync(fx.victim, link);
+    chownTo(uid);
+    const r = await sh(
+      `echo pwned > link-to-victim; ln ${fx.victim} hard; echo pwned >> hard; ln -s ${fx.victim} link2; echo pwned > link2; echo done`,
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(readFileSync(fx.victim, 'utf8')).toBe('original\n');
+  });
+
+  it('--deny hides a directory and a file inside the workspace and blocks writes', async () => {
+    writeFileSync(join(fx.ws, '.env'), 'API_KEY=1\n');
+    chownTo(uid, join(fx.ws, '.env'));
+    const before = snapshotTree(join(fx.ws, 'secret'));
+    const r = await cordon([
+      '--deny',
+      'secret',
+      '--deny',
+      '.env',
+      '--',
+      'sh',
+      '-c',
+      'cat secret/key; ls secret; echo x > secret/new; cat .env; echo x > .env; rm -f .env; echo done',
+    ]);
+    expect(r.stdout).toBe('done\n');
+    expect(r.stdout + r.stderr).not.toContain('TOPSECRET');
+    expect(r.stdout + r.stderr).not.toContain('API_KEY');
+    expect(snapshotTree(join(fx.ws, 'secret'))).toEqual(before);
+    expect(readFileSync(join(fx.ws, '.env'), 'utf8')).toBe('API_KEY=1\n');
+  });
+
+  it('credential stores under home are hidden by the default profile', async () => {
+    const r = await sh('cat ~/.ssh/id_ed25519; ls ~/.ssh; echo done');
+    expect(r.stdout).toBe('done\n');
+    expect(r.stderr).not.toContain('PRIVATE KEY');
+  });
+
+  it('nested reopen: write under none under write', async () => {
+    const r = await cordon([
+      '--deny',
+      'a',
+      '--write',
+      'a/b',
+      '--',
+      'sh',
+      '-c',
+      'cat a/hidden.txt; ls a; echo ok > a/b/new.txt; echo x > a/new.txt; echo done',
+    ]);
+    expect(r.stdout).toBe('done\n');
+    expect(r.stderr).not.toContain('hidden\n');
+    expect(readFileSync(join(fx.ws, 'a/b/new.txt'), 'utf8')).toBe('ok\n');
+    expect(existsSync(join(fx.ws, 'a/new.txt'))).toBe(false);
+  });
+
+  it('environment variables cordon drops are not readable anywhere, bwrap init included', async () => {
+    const r = await cordon(
+      [
+        '--',
+        'sh',
+        '-c',
+        'cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c sekrit-value; true',
+      ],
+      { GITHUB_TOKEN: 'sekrit-value' },
+    );
+    expect(r.stdout.trim()).toBe('0');
+  });
+
+  it('/proc/sys is read-only and remounting / read-write fails', async () => {
+    const before = snapshotTree(fx.outside);
+    const r = await sh(
+      `echo 1 > /proc/sys/kernel/sysrq; mount -o remount,rw /; mount -o remount,bind,rw /; echo pwned > ${fx.victim}; echo done`,
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(snapshotTree(fx.outside)).toEqual(before);
+  });
+
+  it('a host process cannot be signalled or inspected', async () => {
+    const victim = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const r = await sh(`kill -9 ${victim.pid}; cat /proc/${victim.pid}/environ; echo done`);
+      expect(r.stdout).toBe('done\n');
+      expect(victim.exitCode).toBeNull();
+      expect(victim.signalCode).toBeNull();
+      expect(existsSync(`/proc/${victim.pid}`)).toBe(true);
+    } finally {
+      victim.kill('SIGKILL');
+    }
+  });
+
+  it('an inherited directory descriptor does not reach the command', async () => {
+    const dirFd = openSync(fx.outside, 'r');
+    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const args = [
+        '--backend',
+        'bwrap',
+        '-q',
+        '--',
+        'sh',
+        '-c',
+        `ls /proc/self/fd; echo pwned > /proc/self/fd/3/planted; echo done`,
+      ];
+      const full =
+        uid === undefined
+          ? [NODE, CORDON, ...args]
+          : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', NODE, CORDON, ...args];
+      const child = spawn(full[0]!, full.slice(1), {
+        cwd: fx.ws,
+        stdio: ['ignore', 'pipe', 'pipe', dirFd],
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home },
+      });
+      let out = '';
+      child.stdout!.on('data', (c) => {
+        out += c;
+      });
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(result.out.endsWith('done\n')).toBe(true);
+    expect(existsSync(join(fx.outside, 'planted'))).toBe(false);
+  });
+
+  it('a missing or non-executable command gives 127 or 126 through bwrap', async () => {
+    expect((await cordon(['--', 'cordon-missing-command'])).code).toBe(127);
+    writeFileSync(join(fx.ws, 'plain.sh'), 'echo hi\n', { mode: 0o644 });
+    chownTo(uid, join(fx.ws, 'plain.sh'));
+    expect((await cordon(['--', './plain.sh'])).code).toBe(126);
+  });
+
+  describe('network', () => {
+    let tcpPort = 0;
+    let udpPort = 0;
+    const udpSeen: string[] = [];
+    const tcp = createServer((s) => s.end('hello-from-host\n'));
+    const udp = createSocket('udp4');
+    beforeAll(async () => {
+      await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+      tcpPort = (tcp.address() as { port: number }).port;
+      udp.on('message', (m) => udpSeen.push(m.toString()));
+      await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r));
+      udpPort = udp.address().port;
+    });
+    afterAll(() => {
+      tcp.close();
+      udp.close();
+    });
+    const client = (tag: string) => `
+      const net = require('net'), dgram = require('dgram'), dns = require('dns');
+      const s = net.connect(${tcpPort}, '127.0.0.1'); s.on('data', d => process.stdout.write('tcp:' + d)); s.on('error', e => console.log('tcp-error:' + e.code));
+      const u = dgram.createSocket('udp4'); u.on('error', e => console.log('udp-error:' + e.code)); u.send('${tag}', ${udpPort}, '127.0.0.1', (e) => { console.log('udp-sent:' + (e ? e.code : 'ok')); u.close(); });
+      const r = new dns.Resolver({ timeout: 500, tries: 1 }); r.setServers(['127.0.0.1:${udpPort}']); r.resolve4('example.com', (e) => console.log('dns:' + (e ? e.code : 'ok')));
+      setTimeout(() => process.exit(0), 1500);`;
+
+    it('network off: TCP, UDP and DNS to the host fail', async () => {
+      const r = await cordon(['--', NODE, '-e', client('off-probe')]);
+      expect(r.stdout).not.toContain('hello-from-host');
+      expect(r.stdout).toMatch(/tcp-error:(ECONNREFUSED|ENETUNREACH|EACCES|EPERM)/);
+      await new Promise((res) => setTimeout(res, 200));
+      expect(udpSeen.filter((m) => m.includes('off-probe'))).toEqual([]);
+      expect(udpSeen.some((m) => m.includes('example'))).toBe(false);
+    });
+
+    it('--net allows them', async () => {
+      const r = await cordon(['--net', '--', NODE, '-e', client('on-probe')]);
+      expect(r.stdout).toContain('tcp:hello-from-host');
+      await new Promise((res) => setTimeout(res, 200));
+      expect(udpSeen).toContain('on-probe');
+    });
+  });
+
+  it('leaves no placeholder or mount point behind in the workspace', async () => {
+    await sh('true', ['--deny', 'missing-secret']);
+    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
+    expect(existsSync(join(fx.ws, 'missing-secret'))).toBe(false);
+  });
+});
