@@ -13,7 +13,10 @@ const toBytes = (s) => {
 };
 
 function timed(argv) {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', ...argv], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', ...argv], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const line = r.stderr.trim().split('\n').at(-1);
   const [secs, kib] = line.split(' ').map(Number);
   return { secs, rssMiB: kib / 1024, status: r.status };
@@ -23,7 +26,20 @@ console.log('size      baseline_s  cordon_s  ratio  cordon_peak_rss_MiB');
 for (const size of sizes) {
   const bytes = toBytes(size);
   const base = timed(['sh', '-c', `head -c ${bytes} /dev/zero | cat >/dev/null`]);
-  const cord = timed([process.execPath, `${root}bin/cordon`, '-q', '--backend', 'none', '--max-output', '1MiB', '--', 'head', '-c', String(bytes), '/dev/zero']);
+  const cord = timed([
+    process.execPath,
+    `${root}bin/cordon`,
+    '-q',
+    '--backend',
+    'none',
+    '--max-output',
+    '1MiB',
+    '--',
+    'head',
+    '-c',
+    String(bytes),
+    '/dev/zero',
+  ]);
   console.log(
     `${size.padEnd(9)} ${base.secs.toFixed(2).padStart(10)}  ${cord.secs.toFixed(2).padStart(8)}  ${(cord.secs / base.secs).toFixed(2).padStart(5)}  ${cord.rssMiB.toFixed(1).padStart(8)}`,
   );

@@ -23,8 +23,18 @@ describe.runIf(isLinux)('explain', () => {
     const dir = makeTempDir();
     const r = await runCli(['explain', '--json', '--net', '--', 'true'], { cwd: dir });
     const j = JSON.parse(r.stdout);
-    expect(j).toMatchObject({ version: 1, platform: 'linux', synthetic: false, network: 'on', privateTmp: true });
-    expect(j.rules).toContainEqual({ path: dir, access: 'write', source: 'profile workspace (filesystem[1])' });
+    expect(j).toMatchObject({
+      version: 1,
+      platform: 'linux',
+      synthetic: false,
+      network: 'on',
+      privateTmp: true,
+    });
+    expect(j.rules).toContainEqual({
+      path: dir,
+      access: 'write',
+      source: 'profile workspace (filesystem[1])',
+    });
     expect(j.plan.args.at(-1)).toBe('true');
     expect(j.verdicts.map((v: { backend: string }) => v.backend)).toContain('bwrap');
   });
@@ -48,8 +58,12 @@ describe.runIf(isLinux)('doctor', () => {
     const r = await runCli(['doctor', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.checks.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(['platform', 'bwrap', 'landlock', 'seccomp']));
-    expect(j.backends.find((b: { backend: string }) => b.backend === 'none')).toMatchObject({ usable: false });
+    expect(j.checks.map((c: { name: string }) => c.name)).toEqual(
+      expect.arrayContaining(['platform', 'bwrap', 'landlock', 'seccomp']),
+    );
+    expect(j.backends.find((b: { backend: string }) => b.backend === 'none')).toMatchObject({
+      usable: false,
+    });
     const text = await runCli(['doctor']);
     expect(text.stdout).toMatch(/bwrap: bubblewrap \d+\.\d+\.\d+ at \//);
   });

@@ -20,11 +20,19 @@ describe.runIf(process.platform === 'linux')('probeBwrap', () => {
   it('reports a usable bwrap with its version and features', () => {
     const dir = fakeBwrap('[ "$1" = --version ] && { echo "bubblewrap 0.11.0"; exit 0; }; exit 0');
     const info = probeBwrap({ PATH: dir });
-    expect(info).toEqual({ path: join(dir, 'bwrap'), version: '0.11.0', usable: true, supportsDisableUserns: true, supportsOverlay: true });
+    expect(info).toEqual({
+      path: join(dir, 'bwrap'),
+      version: '0.11.0',
+      usable: true,
+      supportsDisableUserns: true,
+      supportsOverlay: true,
+    });
   });
 
   it('names the Ubuntu AppArmor restriction and the fix when user namespaces are blocked', () => {
-    const dir = fakeBwrap('[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }; echo "bwrap: setting up uid map: Permission denied" >&2; exit 1');
+    const dir = fakeBwrap(
+      '[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }; echo "bwrap: setting up uid map: Permission denied" >&2; exit 1',
+    );
     const info = probeBwrap({ PATH: dir });
     expect(info?.usable).toBe(false);
     expect(info?.unusableReason).toBe(
@@ -40,23 +48,46 @@ describe.runIf(process.platform === 'linux')('probeBwrap', () => {
 describe('chooseBackend', () => {
   it('auto picks bwrap when usable', () => {
     const host = syntheticHost('linux');
-    expect(chooseBackend('auto', judgeBackends(host, undefined, () => undefined), host).backend).toBe('bwrap');
+    expect(
+      chooseBackend(
+        'auto',
+        judgeBackends(host, undefined, () => undefined),
+        host,
+      ).backend,
+    ).toBe('bwrap');
   });
 
   it('refuses with one sentence per reason when nothing can enforce the policy', () => {
     const host = syntheticHost('linux', {
-      bwrap: { path: '/usr/bin/bwrap', version: '0.9.0', usable: false, unusableReason: 'bubblewrap cannot create user namespaces here', supportsDisableUserns: true, supportsOverlay: false },
+      bwrap: {
+        path: '/usr/bin/bwrap',
+        version: '0.9.0',
+        usable: false,
+        unusableReason: 'bubblewrap cannot create user namespaces here',
+        supportsDisableUserns: true,
+        supportsOverlay: false,
+      },
       landlockAbi: 0,
     });
-    expect(() => chooseBackend('auto', judgeBackends(host, undefined, () => undefined), host)).toThrow(
+    expect(() =>
+      chooseBackend(
+        'auto',
+        judgeBackends(host, undefined, () => undefined),
+        host,
+      ),
+    ).toThrow(
       'no sandbox backend can enforce this policy here — bwrap: bubblewrap cannot create user namespaces here. landlock: the kernel has no Landlock (5.13+ with lsm=landlock). (nothing was run; --backend none runs without a sandbox)',
     );
   });
 
   it('never picks none automatically, and a forced unusable backend says why', () => {
     const host = syntheticHost('linux', { bwrap: null });
-    expect(() => chooseBackend('bwrap', judgeBackends(host, undefined, () => undefined), host)).toThrow(
-      "backend 'bwrap' cannot run here: bubblewrap is not installed (apt-get install bubblewrap)",
-    );
+    expect(() =>
+      chooseBackend(
+        'bwrap',
+        judgeBackends(host, undefined, () => undefined),
+        host,
+      ),
+    ).toThrow("backend 'bwrap' cannot run here: bubblewrap is not installed (apt-get install bubblewrap)");
   });
 });
