@@ -61,7 +61,13 @@ async function main(argv: readonly string[]): Promise<number> {
     return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
   }
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup() : false;
-  const deps: RunDeps = { probe: (needs) => probeHost(needs), subreaper };
+  // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
+  // report is written from that thread afterwards, so the helper process is used instead.
+  const deps: RunDeps = {
+    probe: (needs) => probeHost(needs),
+    subreaper,
+    landlockInProcess: !options.report,
+  };
   const prepared = preparePlan(parsed.command, options.run, deps);
 
   const controller = new AbortController();
