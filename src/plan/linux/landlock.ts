@@ -5,6 +5,7 @@
 //   read|write under less access      → one Landlock rule (additive: exact)
 //   same access as the parent         → nothing
 //   none under read, path missing     → nothing: the sandbox cannot create it (exact)
+//   anything missing beneath a file   → nothing: it cannot exist (exact)
 //   none under read|write, read under write (credential denies, --deny in the workspace, the
 //   protected .git/.cordon)           → NOT exact: refused, or listed in notEnforced under
 //                                       --best-effort (the path keeps its parent's access)
@@ -109,16 +110,18 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
   const all = policy.rules;
   for (const rule of all) {
     if (!isEffective(all, rule)) continue;
-    const parent =
-      findGoverningRule(
-        all.filter((r) => r.path !== rule.path),
-        rule.path,
-      )?.access ?? 'none';
+    const governing = findGoverningRule(
+      all.filter((r) => r.path !== rule.path),
+      rule.path,
+    );
+    const parent = governing?.access ?? 'none';
     const kind = host.kind(rule.path);
     const missing = kind === 'missing';
     if (RANK[rule.access] === RANK[parent]) continue;
     if (RANK[rule.access] < RANK[parent]) {
       if (rule.access === 'none' && parent === 'read' && missing) continue;
+      // Beneath a file nothing can exist (a protected .git under a writable file): moot.
+      if (missing && governing && host.kind(governing.path) === 'file') continue;
       inexact.push({ path: rule.path, access: rule.access, reason: carveOutReason(rule, parent, missing) });
       continue;
     }
