@@ -94,6 +94,8 @@ async function main(argv: readonly string[]): Promise<number> {
       backend: prepared.plan.backend,
     });
   }
+  // Loaded before the run: with Landlock the main thread may be confined afterwards (run.ts).
+  const style = !options.json && !options.quiet ? await import('./style.ts') : undefined;
   let result: RunResult;
   try {
     result = await executePlan(
@@ -131,8 +133,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   writeAll(1, result.stdout.text);
   writeAll(2, result.stderr.text);
-  if (!options.quiet) {
-    const { styleMeta } = await import('./style.ts');
+  if (style) {
+    const { styleMeta } = style;
     writeAll(
       2,
       `${styleMeta(renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs), process.stderr.isTTY && !process.env['NO_COLOR'])}\n`,

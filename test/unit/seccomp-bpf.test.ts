@@ -22,7 +22,9 @@ function runBpf(program: Buffer, data: Data): number {
   const mem = Buffer.alloc(64);
   mem.writeInt32LE(data.nr, 0);
   mem.writeUInt32LE(data.arch, 4);
-  (data.args ?? []).forEach((a, i) => mem.writeBigUInt64LE(BigInt.asUintN(64, BigInt(a)), 16 + 8 * i));
+  (data.args ?? []).forEach((a, i) => {
+    mem.writeBigUInt64LE(BigInt.asUintN(64, BigInt(a)), 16 + 8 * i);
+  });
   let acc = 0;
   for (let pc = 0; pc < program.length / 8; ) {
     const code = program.readUInt16LE(pc * 8);
@@ -74,7 +76,8 @@ describe.each(['x64', 'arm64'] as SeccompArch[])('seccomp program on %s', (arch)
   const off = buildSeccompProgram({ arch, network: 'off', refuseConnect: true });
   const offAbi9 = buildSeccompProgram({ arch, network: 'off', refuseConnect: false });
   const on = buildSeccompProgram({ arch, network: 'on', refuseConnect: false });
-  const run = (program: Buffer, n: number, args?: number[]) => runBpf(program, { nr: n, arch: own, args });
+  const run = (program: Buffer, n: number, args: number[] = []) =>
+    runBpf(program, { nr: n, arch: own, args });
 
   it('kills any other architecture (i386, the other 64-bit arch)', () => {
     for (const program of [off, on]) {
