@@ -164,6 +164,20 @@ const cases: [string, RunOptions, SyntheticOverrides & { arch?: string }][] = [
     { backend: 'landlock', profile: SYSTEM_READ },
     { landlockAbi: 7, arch: 'ia32' },
   ],
+  [
+    '22 implicit /proc and devices; a --deny /dev/tty keeps it out',
+    { backend: 'landlock', profile: SYSTEM_READ, deny: ['/dev/tty'] },
+    {
+      landlockAbi: 7,
+      files: {
+        '/proc': 'dir',
+        '/dev/null': 'other',
+        '/dev/zero': 'other',
+        '/dev/tty': 'other',
+        '/dev/shm': 'dir',
+      },
+    },
+  ],
 ];
 
 describe('Landlock plans (golden)', () => {
