@@ -23,7 +23,11 @@ const common = {
 };
 await build({
   ...common,
-  entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
+  entryPoints: {
+    cli: 'src/cli/main.ts',
+    index: 'src/index.ts',
+    'landlock-exec': 'src/backends/landlock/exec-entry.ts',
+  },
   outdir: 'dist',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',

@@ -12,6 +12,7 @@ import { CLEAR_ENV_KEEP, DEFAULT_MAX_OUTPUT_BYTES, RESULT_SCHEMA_VERSION } from 
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
+import { checkLandlockFit } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -27,6 +28,11 @@ export interface RunDeps {
   /** Plan for another OS (explain --platform): no real cwd check, the synthetic host's cwd. */
   readonly platform?: Platform | undefined;
   readonly cwdOverride?: string | undefined;
+  /**
+   * Landlock: confine this process's main thread just before spawning (the CLI, which exits
+   * after the run) instead of starting a helper process. Never for the library.
+   */
+  readonly landlockInProcess?: boolean | undefined;
 }
 
 export const defaultDeps: RunDeps = {
@@ -115,7 +121,10 @@ export function preparePlan(
       '--backend none runs without a sandbox, so --profile, --read, --write and --deny would not be enforced — drop them or choose a sandbox backend',
     );
   }
-  const verdicts = judgeBackends(host, policy, () => undefined);
+  const bestEffort = options.bestEffort ?? false;
+  const verdicts = judgeBackends(host, policy, (backend, p, h) =>
+    backend === 'landlock' && !bestEffort ? checkLandlockFit(p, h) : undefined,
+  );
   const choice = chooseBackend(request, verdicts, host);
   const plan = buildPlan({
     backend: choice.backend,
@@ -135,6 +144,8 @@ export function preparePlan(
 const EXEC_FAILURE =
   /(?:^|\n)(?:bwrap: execvp|setpriv: failed to execute) [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
 
+const LANDLOCK_EXEC_FAILURE = /(?:^|\n)cordon-landlock: execve [^\n]*: (ENOENT|EACCES|ENOEXEC|EISDIR)\n?$/;
+
 function classify(outcome: SpawnOutcome, plan: Plan): RunStatus {
   if (!outcome.started) {
     if (outcome.cancelled) return 'cancelled';
@@ -152,6 +163,11 @@ function classify(outcome: SpawnOutcome, plan: Plan): RunStatus {
     const tail = outcome.stderr.tail.length > 0 ? outcome.stderr.tail : outcome.stderr.head;
     const match = EXEC_FAILURE.exec(tail.subarray(Math.max(0, tail.length - 512)).toString('utf8'));
     if (match) return match[1] === 'No such file or directory' ? 'not-found' : 'not-executable';
+  }
+  if (plan.backend === 'landlock' && (outcome.exitCode === 127 || outcome.exitCode === 126)) {
+    const tail = outcome.stderr.tail.length > 0 ? outcome.stderr.tail : outcome.stderr.head;
+    const match = LANDLOCK_EXEC_FAILURE.exec(tail.subarray(Math.max(0, tail.length - 512)).toString('utf8'));
+    if (match) return match[1] === 'ENOENT' ? 'not-found' : 'not-executable';
   }
   return 'exited';
 }
@@ -197,12 +213,19 @@ export async function executePlan(
   }
   const budget = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const created = existingPlaceholders(plan);
+  // Landlock: a helper process (library) or this thread confined right before the spawn (CLI).
+  const launch =
+    plan.backend === 'landlock'
+      ? await import('./backends/landlock/launch.ts').then((m) =>
+          m.prepareLandlockLaunch(plan, deps.landlockInProcess ? 'self' : 'helper'),
+        )
+      : undefined;
   let outcome: SpawnOutcome;
   try {
     outcome = await spawnPlan({
-      executable: plan.executable,
-      args: plan.args,
-      env: plan.env,
+      executable: launch?.executable ?? plan.executable,
+      args: launch?.args ?? plan.args,
+      env: launch?.env ?? plan.env,
       cwd: plan.cwd,
       captureBytes: budget,
       dataFds: plan.backend === 'bwrap' ? plan.dataFds : 0,
@@ -214,6 +237,7 @@ export async function executePlan(
     });
   } finally {
     removePlaceholders(created);
+    await launch?.cleanup();
   }
   const status = classify(outcome, plan);
   const annotations: Annotation[] = [];

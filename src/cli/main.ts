@@ -61,7 +61,13 @@ async function main(argv: readonly string[]): Promise<number> {
     return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
   }
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup() : false;
-  const deps: RunDeps = { probe: (needs) => probeHost(needs), subreaper };
+  // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
+  // report is written from that thread afterwards, so the helper process is used instead.
+  const deps: RunDeps = {
+    probe: (needs) => probeHost(needs),
+    subreaper,
+    landlockInProcess: !options.report,
+  };
   const prepared = preparePlan(parsed.command, options.run, deps);
 
   const controller = new AbortController();
@@ -88,6 +94,8 @@ async function main(argv: readonly string[]): Promise<number> {
       backend: prepared.plan.backend,
     });
   }
+  // Loaded before the run: with Landlock the main thread may be confined afterwards (run.ts).
+  const style = !options.json && !options.quiet ? await import('./style.ts') : undefined;
   let result: RunResult;
   try {
     result = await executePlan(
@@ -125,8 +133,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   writeAll(1, result.stdout.text);
   writeAll(2, result.stderr.text);
-  if (!options.quiet) {
-    const { styleMeta } = await import('./style.ts');
+  if (style) {
+    const { styleMeta } = style;
     writeAll(
       2,
       `${styleMeta(renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs), process.stderr.isTTY && !process.env['NO_COLOR'])}\n`,

@@ -1,14 +1,26 @@
 // Landlock and seccomp through koffi (x86_64 and aarch64 syscall numbers; Debian 12's headers
 // are too old for ABI >= 4, so constants are written out here). Everything here acts on the
-// calling thread; callers must only use it in a process that is about to become the command.
-import { loadLibC } from './linux.ts';
+// CALLING THREAD (Landlock, no_new_privs, capabilities and seccomp are per-thread): callers
+// must only use `confineThisThread` on a thread whose children are meant to be confined and
+// that never again needs more access than the command (see backends/landlock/launch.ts).
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { buildSeccompProgram, type SeccompOptions } from '../plan/linux/seccomp-bpf.ts';
+import { loadLibC, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, PR_SET_SECCOMP } from './linux.ts';
 
-const SYSCALLS: Record<string, { create: number; addRule: number; restrict: number }> = {
-  x64: { create: 444, addRule: 445, restrict: 446 },
-  arm64: { create: 444, addRule: 445, restrict: 446 },
+const SYSCALLS: Record<string, { create: number; addRule: number; restrict: number; capset: number }> = {
+  x64: { create: 444, addRule: 445, restrict: 446, capset: 126 },
+  arm64: { create: 444, addRule: 445, restrict: 446, capset: 91 },
 };
 
 export const LANDLOCK_CREATE_RULESET_VERSION = 1;
+const LANDLOCK_RULE_PATH_BENEATH = 1;
+const SECCOMP_MODE_FILTER = 2;
+const PR_CAPBSET_DROP = 24;
+const PR_CAP_AMBIENT = 47;
+const PR_CAP_AMBIENT_CLEAR_ALL = 4;
+const LINUX_CAPABILITY_VERSION_3 = 0x20080522;
+const O_PATH = 0o10000000;
+const O_CLOEXEC = 0o2000000;
 
 function numbers() {
   const n = SYSCALLS[process.arch];
@@ -23,4 +35,103 @@ export function probeLandlockAbi(): number {
     libc.syscall(numbers().create, 'void *', null, 'size_t', 0, 'uint32_t', LANDLOCK_CREATE_RULESET_VERSION),
   );
   return Math.max(abi, 0);
+}
+
+/** What the launcher applies: the plan's ruleset with concrete paths (the private tmp dir added). */
+export interface ConfineSpec {
+  readonly abi: number;
+  readonly handledFs: number;
+  readonly handledNet: number;
+  readonly scoped: number;
+  readonly rules: readonly { path: string; rights: number }[];
+  readonly seccomp?: SeccompOptions | undefined;
+}
+
+export class ConfineError extends Error {}
+
+function fail(step: string, errno: number): never {
+  throw new ConfineError(`${step} failed (errno ${errno})`);
+}
+
+/** Drop every capability of this thread (root's too), as bwrap's --cap-drop ALL does. */
+function dropCapabilities(): void {
+  const libc = loadLibC();
+  let last = 40;
+  try {
+    last = Number(readFileSync('/proc/sys/kernel/cap_last_cap', 'utf8').trim());
+  } catch {
+    // keep the default
+  }
+  for (let cap = 0; cap <= last; cap++) libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // EPERM without CAP_SETPCAP: nothing to drop
+  libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  const header = Buffer.alloc(8);
+  header.writeUInt32LE(LINUX_CAPABILITY_VERSION_3, 0);
+  const data = Buffer.alloc(24); // two { effective, permitted, inheritable } u32 triples, all zero
+  if (Number(libc.syscall(numbers().capset, 'void *', header, 'void *', data)) !== 0)
+    fail('capset', libc.errno());
+}
+
+/**
+ * Confines the calling thread: ruleset with one path-beneath rule per entry, no_new_privs,
+ * no capabilities, landlock_restrict_self, then the seccomp filter. Irreversible.
+ */
+export function confineThisThread(spec: ConfineSpec): void {
+  const libc = loadLibC();
+  const n = numbers();
+  const attrSize = spec.abi >= 6 ? 24 : spec.abi >= 4 ? 16 : 8;
+  const attr = Buffer.alloc(24);
+  attr.writeBigUInt64LE(BigInt(spec.handledFs), 0);
+  attr.writeBigUInt64LE(BigInt(spec.handledNet), 8);
+  attr.writeBigUInt64LE(BigInt(spec.scoped), 16);
+  const rulesetFd = Number(libc.syscall(n.create, 'void *', attr, 'size_t', attrSize, 'uint32_t', 0));
+  if (rulesetFd < 0) fail('landlock_create_ruleset', libc.errno());
+  try {
+    const beneath = Buffer.alloc(12); // packed { u64 allowed_access; s32 parent_fd; }
+    for (const rule of spec.rules) {
+      let fd: number;
+      try {
+        fd = openSync(rule.path, O_PATH | O_CLOEXEC);
+      } catch (error) {
+        throw new ConfineError(`cannot open '${rule.path}': ${(error as NodeJS.ErrnoException).code}`);
+      }
+      try {
+        beneath.writeBigUInt64LE(BigInt(rule.rights), 0);
+        beneath.writeInt32LE(fd, 8);
+        const rc = Number(
+          libc.syscall(
+            n.addRule,
+            'int',
+            rulesetFd,
+            'int',
+            LANDLOCK_RULE_PATH_BENEATH,
+            'void *',
+            beneath,
+            'uint32_t',
+            0,
+          ),
+        );
+        if (rc !== 0) fail(`landlock_add_rule for '${rule.path}'`, libc.errno());
+      } finally {
+        closeSync(fd);
+      }
+    }
+    if (libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) fail('prctl(PR_SET_NO_NEW_PRIVS)', libc.errno());
+    dropCapabilities();
+    if (Number(libc.syscall(n.restrict, 'int', rulesetFd, 'uint32_t', 0)) !== 0)
+      fail('landlock_restrict_self', libc.errno());
+  } finally {
+    closeSync(rulesetFd);
+  }
+  if (spec.seccomp) installSeccomp(buildSeccompProgram(spec.seccomp));
+}
+
+function installSeccomp(program: Buffer): void {
+  const libc = loadLibC();
+  if (libc.prctlSeccompFilter(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program) !== 0)
+    fail('prctl(PR_SET_SECCOMP)', libc.errno());
+}
+
+/** The kernel sends `signal` to this process when the thread that forked it exits. */
+export function setParentDeathSignal(signal: number): void {
+  loadLibC().prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
 }

@@ -18,6 +18,8 @@ interface LibC {
   ): number;
   fcntl(fd: number, cmd: number, arg: number): number;
   syscall: (...args: unknown[]) => number | bigint;
+  /** prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &{len, filter}) with `program` as the filter. */
+  prctlSeccompFilter(option: number, mode: number, program: Buffer): number;
   errno(): number;
   // biome-ignore lint/suspicious/noExplicitAny: koffi's own surface is untyped here
   koffi: any;
@@ -35,10 +37,16 @@ export function loadLibC(): LibC {
   );
   const fcntl = lib.func('int fcntl(int fd, int cmd, int arg)');
   const syscall = lib.func('long syscall(long number, ...)');
+  koffi.struct('cordon_sock_fprog', { len: 'uint16', filter: 'void *' });
+  const prctlFprog = lib.func(
+    'int prctl(int option, unsigned long a2, cordon_sock_fprog *a3, unsigned long a4, unsigned long a5)',
+  );
   cached = {
     prctl: (o, a, b, c, d) => prctl(o, a, b, c, d),
     fcntl: (fd, cmd, arg) => fcntl(fd, cmd, arg),
     syscall: (...args) => syscall(...args),
+    prctlSeccompFilter: (option, mode, program) =>
+      prctlFprog(option, mode, { len: program.length / 8, filter: program }, 0, 0),
     errno: () => koffi.errno(),
     koffi,
   };

@@ -3,6 +3,7 @@ import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import { buildBwrapPlan } from './linux/bwrap.ts';
+import { buildLandlockPlan } from './linux/landlock.ts';
 import type { BackendName, Plan } from './types.ts';
 
 export interface PlanInput {
@@ -35,6 +36,8 @@ export function buildPlan(input: PlanInput): Plan {
   switch (backend) {
     case 'bwrap':
       return buildBwrapPlan({ policy, command, env, host });
+    case 'landlock':
+      return buildLandlockPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     default:
       throw new CordonError(
         'backend-unavailable',

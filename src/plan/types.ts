@@ -46,16 +46,27 @@ export interface BwrapPlan extends PlanBase {
 export interface LandlockRule {
   readonly path: string;
   readonly access: 'read' | 'write';
+  /** 'file' for anything that is not a directory: Landlock takes only file rights there. */
+  readonly kind: 'dir' | 'file';
+  /** LANDLOCK_ACCESS_FS_* bits granted beneath `path` (a subset of handledFs). */
+  readonly rights: number;
+  /** 'policy' for a rule of the policy; 'implicit' for /proc and the standard devices. */
+  readonly origin: 'policy' | 'implicit';
 }
 
 export interface LandlockPlan extends PlanBase {
   readonly backend: 'landlock';
   readonly abi: number;
+  /** landlock_ruleset_attr: handled_access_fs, handled_access_net (ABI >= 4), scoped (ABI >= 6). */
+  readonly handledFs: number;
+  readonly handledNet: number;
+  readonly scoped: number;
   readonly rules: readonly LandlockRule[];
   readonly network: 'on' | 'off';
-  readonly seccomp: boolean;
-  /** Create this private temp dir (0700) before the run and delete it after. */
-  readonly privateTmp?: string | undefined;
+  /** The seccomp filter installed with the ruleset (see plan/linux/seccomp-bpf.ts). */
+  readonly seccomp?: { arch: 'x64' | 'arm64'; network: 'on' | 'off'; refuseConnect: boolean } | undefined;
+  /** Create a fresh 0700 dir in `parent` (writable, TMPDIR points at it) and delete it after. */
+  readonly privateTmp?: { parent: string; prefix: string } | undefined;
 }
 
 export interface SeatbeltPlan extends PlanBase {

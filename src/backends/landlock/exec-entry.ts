@@ -1,0 +1,66 @@
+// The Landlock helper process (dist/landlock-exec.js): confines itself, then becomes the
+// command with process.execve (Node >= 22.15; older Node runs it as a child and relays its
+// exit). argv: SPEC_JSON [NAME=VALUE ...] -- COMMAND [ARG ...]. Its own environment is empty,
+// so no NODE_OPTIONS of the command's environment reaches this Node process.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, statSync, writeSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { type ConfineSpec, confineThisThread, setParentDeathSignal } from '../../native/landlock.ts';
+
+const SIGKILL = 9;
+
+function die(message: string, code: number): never {
+  writeSync(2, `${message}\n`);
+  process.exit(code);
+}
+
+function resolveCommand(name: string, pathVar: string | undefined): string | undefined {
+  if (name.includes('/')) return isAbsolute(name) ? name : resolve(name);
+  for (const dir of (pathVar ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function main(argv: readonly string[]): void {
+  const sep = argv.indexOf('--', 1);
+  if (argv.length < 3 || sep < 1 || sep === argv.length - 1)
+    die('cordon-landlock: usage: landlock-exec SPEC [NAME=VALUE...] -- COMMAND...', 125);
+  const spec = JSON.parse(argv[0]!) as ConfineSpec;
+  const env: Record<string, string> = {};
+  for (const entry of argv.slice(1, sep)) {
+    const i = entry.indexOf('=');
+    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
+  }
+  const command = argv.slice(sep + 1);
+  setParentDeathSignal(SIGKILL);
+  try {
+    confineThisThread(spec);
+  } catch (error) {
+    die(`cordon-landlock: could not apply the Landlock ruleset: ${(error as Error).message}`, 125);
+  }
+  const file = resolveCommand(command[0]!, env['PATH']);
+  if (!file) die(`cordon-landlock: execve ${command[0]}: ENOENT`, 127);
+  if (typeof process.execve === 'function') {
+    try {
+      process.execve(file, command, env);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+      die(`cordon-landlock: execve ${file}: ${code}`, code === 'ENOENT' ? 127 : 126);
+    }
+  }
+  const child = spawnSync(file, command.slice(1), { stdio: 'inherit', env, argv0: command[0]! });
+  if (child.error)
+    die(`cordon-landlock: execve ${file}: ${(child.error as NodeJS.ErrnoException).code}`, 126);
+  if (child.signal) process.kill(process.pid, child.signal);
+  process.exit(child.status ?? 1);
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,99 @@
+// Starting a Landlock plan without ever confining the caller's own work. Two modes:
+//   helper (library run(), and the CLI with --report): spawn `node landlock-exec.js`, a fresh
+//     process that confines itself and process.execve()s the command (same pid, so the
+//     runner's group kill and timeout work unchanged). Costs one Node start (~60-120 ms).
+//   self (the CLI): confine the CLI's main thread right before spawning; libuv forks from the
+//     main thread, so the command and its descendants are confined. The libuv threadpool is
+//     started first, so its threads (created together, before the restriction) stay
+//     unconfined: the cleanup after the run (removing the private temp dir) runs there.
+//     The CLI must not need more file access on its main thread afterwards.
+// Numbers and the reasoning: docs/landlock.md.
+import { existsSync } from 'node:fs';
+import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CordonError } from '../../errors.ts';
+import { ConfineError, type ConfineSpec, confineThisThread } from '../../native/landlock.ts';
+import { rightsFor } from '../../plan/linux/landlock.ts';
+import type { LandlockPlan } from '../../plan/types.ts';
+
+export type LandlockMode = 'self' | 'helper';
+
+export interface LandlockLaunch {
+  readonly executable: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly privateTmp?: string | undefined;
+  cleanup(): Promise<void>;
+}
+
+export function findHelper(): string {
+  const here = new URL('.', import.meta.url);
+  for (const rel of ['../landlock-exec.js', './landlock-exec.js', './exec-entry.ts']) {
+    const candidate = fileURLToPath(new URL(rel, here));
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new CordonError(
+    'internal',
+    `cannot find cordon's Landlock helper (landlock-exec.js) next to ${fileURLToPath(here)} — reinstall cordon`,
+  );
+}
+
+export function toConfineSpec(plan: LandlockPlan, privateTmp: string | undefined): ConfineSpec {
+  const rules = plan.rules.map((r) => ({ path: r.path, rights: r.rights }));
+  if (privateTmp) rules.push({ path: privateTmp, rights: rightsFor('write', 'dir', plan.handledFs) });
+  return {
+    abi: plan.abi,
+    handledFs: plan.handledFs,
+    handledNet: plan.handledNet,
+    scoped: plan.scoped,
+    rules,
+    seccomp: plan.seccomp,
+  };
+}
+
+export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMode): Promise<LandlockLaunch> {
+  let privateTmp: string | undefined;
+  if (plan.privateTmp) {
+    privateTmp = await mkdtemp(join(plan.privateTmp.parent, plan.privateTmp.prefix));
+    await chmod(privateTmp, 0o700);
+  }
+  const env = privateTmp ? { ...plan.env, TMPDIR: privateTmp } : { ...plan.env };
+  const cleanup = async () => {
+    if (privateTmp) await rm(privateTmp, { recursive: true, force: true }).catch(() => {});
+  };
+  const spec = toConfineSpec(plan, privateTmp);
+  if (mode === 'helper') {
+    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    return {
+      executable: process.execPath,
+      args: [
+        '--no-warnings',
+        findHelper(),
+        JSON.stringify(spec),
+        ...envArgs,
+        '--',
+        plan.executable,
+        ...plan.args,
+      ],
+      env: {},
+      cwd: plan.cwd,
+      privateTmp,
+      cleanup,
+    };
+  }
+  // Start the libuv threadpool now: its threads are created together, before the restriction.
+  await access('/');
+  try {
+    confineThisThread(spec);
+  } catch (error) {
+    await cleanup();
+    const message = error instanceof ConfineError ? error.message : String(error);
+    throw new CordonError(
+      'backend-unavailable',
+      `could not apply the Landlock ruleset: ${message} — run cordon doctor, or use --backend bwrap`,
+    );
+  }
+  return { executable: plan.executable, args: plan.args, env, cwd: plan.cwd, privateTmp, cleanup };
+}
