@@ -1,7 +1,9 @@
 // Orchestration: options → policy → plan → exec → collect → render → result, with the
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
-import { lstatSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { listInheritableFds } from './exec/procfs.ts';
@@ -13,7 +15,7 @@ import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
 import { checkLandlockFit } from './plan/linux/landlock.ts';
-import type { Plan } from './plan/types.ts';
+import type { BwrapPlan, Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
@@ -172,6 +174,26 @@ function classify(outcome: SpawnOutcome, plan: Plan): RunStatus {
   return 'exited';
 }
 
+/**
+ * The descriptors a bwrap plan reads at fds 3, 4, ...: one empty descriptor per masked file,
+ * then the seccomp program. The program goes through a file in a private (0700) temp dir that
+ * is unlinked before the spawn, so only the descriptor remains.
+ */
+function openBwrapDataFds(plan: BwrapPlan): number[] {
+  const fds = Array.from({ length: plan.dataFds }, () => openSync('/dev/null', 'r'));
+  if (plan.seccompProgram !== undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-seccomp-'));
+    const file = join(dir, 'filter.bpf');
+    try {
+      writeFileSync(file, Buffer.from(plan.seccompProgram, 'base64'), { mode: 0o600 });
+      fds.push(openSync(file, 'r'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return fds;
+}
+
 function existingPlaceholders(plan: Plan): string[] {
   if (plan.backend !== 'bwrap') return [];
   return plan.placeholders
@@ -228,7 +250,7 @@ export async function executePlan(
       env: launch?.env ?? plan.env,
       cwd: plan.cwd,
       captureBytes: budget,
-      dataFds: plan.backend === 'bwrap' ? plan.dataFds : 0,
+      extraFds: plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [],
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       subreaper: deps.subreaper,

@@ -8,7 +8,7 @@
 // timeout kills only the direct child. Here we act on the child's own 'exit', drain briefly,
 // destroy our pipe ends and kill the group ourselves.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { DRAIN_AFTER_EXIT_MS, KILL_GRACE_MS } from '../options/defaults.ts';
 import { type CollectedStream, StreamCollector } from './collector.ts';
 import { killTree } from './terminate.ts';
@@ -19,8 +19,11 @@ export interface SpawnRequest {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly argv0?: string | undefined;
-  /** Number of empty descriptors (opened on /dev/null) to pass as fds 3, 4, ... */
-  readonly dataFds?: number | undefined;
+  /**
+   * Descriptors to pass as fds 3, 4, ... (data a wrapper reads, e.g. bwrap's --ro-bind-data
+   * and --seccomp). The runner closes its copies right after the spawn.
+   */
+  readonly extraFds?: readonly number[] | undefined;
   /** Per-stream head and tail capacity; 0 = unlimited. */
   readonly captureBytes: number;
   readonly timeoutMs?: number | undefined;
@@ -71,8 +74,7 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
       });
       return;
     }
-    // Empty descriptors a wrapper reads as data (bwrap --ro-bind-data) at fds 3, 4, ...
-    const dataFds = Array.from({ length: request.dataFds ?? 0 }, () => openSync('/dev/null', 'r'));
+    const dataFds = [...(request.extraFds ?? [])];
     // stdin is /dev/null ('ignore'), always: a sandboxed command must never read the caller's
     // terminal or a pipe the caller holds. detached = setsid(): own session and group.
     const child = spawn(request.executable, [...request.args], {

@@ -35,7 +35,7 @@ export function buildPlan(input: PlanInput): Plan {
   if (!policy) throw new CordonError('internal', `backend ${backend} needs a policy`);
   switch (backend) {
     case 'bwrap':
-      return buildBwrapPlan({ policy, command, env, host });
+      return buildBwrapPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     case 'landlock':
       return buildLandlockPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     default:

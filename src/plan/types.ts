@@ -39,8 +39,11 @@ export interface BwrapPlan extends PlanBase {
    * reads and closes them before the command starts.
    */
   readonly dataFds: number;
-  /** Apply the network seccomp filter inside the sandbox before exec. */
-  readonly seccomp: boolean;
+  /**
+   * The seccomp program (sock_filter bytes, base64) bwrap loads with `--seccomp FD`, passed
+   * on the descriptor right after the data descriptors. Set when the network is off.
+   */
+  readonly seccompProgram?: string | undefined;
 }
 
 export interface LandlockRule {

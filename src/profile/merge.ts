@@ -1,5 +1,6 @@
 // Applies an extends chain: parent first, child on top. Filesystem rules accumulate (the
-// resolver's precedence decides between them), scalars are overridden, env lists union.
+// resolver's precedence decides between them) except that a child's rule replaces an
+// inherited rule with the same path text; scalars are overridden, env lists union.
 import type { MergedProfile, ProfileSpec } from './types.ts';
 
 export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
@@ -12,6 +13,12 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   for (const spec of chain) {
     if (spec.network !== undefined) network = spec.network;
     if (spec.privateTmp !== undefined) privateTmp = spec.privateTmp;
+    // A child's rule replaces an inherited rule written with the same path: extends is how a
+    // profile narrows its parent (read-only turns workspace's `{cwd}: write` into read), which
+    // the tie-break (write beats read on the same path) would otherwise forbid.
+    const overridden = new Set(spec.filesystem.map((r) => r.path));
+    for (let i = filesystem.length - 1; i >= 0; i--)
+      if (overridden.has(filesystem[i]!.path)) filesystem.splice(i, 1);
     filesystem.push(...spec.filesystem);
     for (const name of spec.env.keep) {
       keep.add(name);

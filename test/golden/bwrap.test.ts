@@ -54,6 +54,7 @@ function render(p: ReturnType<typeof plan>): string {
     `env: ${JSON.stringify(p.env)}`,
     `placeholders: ${JSON.stringify(p.placeholders)}`,
     `notEnforced: ${JSON.stringify(p.notEnforced)}`,
+    `seccompProgram: ${p.seccompProgram === undefined ? 'none' : `${Buffer.from(p.seccompProgram, 'base64').length / 8} instructions (see test/unit/seccomp-bpf.test.ts)`}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -56,6 +56,16 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     expect(snapshotTree(fx.outside)).toEqual(before);
   });
 
+  it('--profile read-only: the workspace is not writable', async () => {
+    const before = snapshotTree(fx.ws);
+    const r = await sh('touch x; echo data > new.txt; rm -rf a; echo tmp-ok > $TMPDIR/t && cat $TMPDIR/t', [
+      '--profile',
+      'read-only',
+    ]);
+    expect(r.stdout).toBe('tmp-ok\n');
+    expect(snapshotTree(fx.ws)).toEqual(before);
+  });
+
   it('.git stays read-only: config, hooks, rename and delete are denied', async () => {
     const before = snapshotTree(join(fx.ws, '.git'));
     const r = await sh(
@@ -264,6 +274,31 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
       await new Promise((res) => setTimeout(res, 200));
       expect(udpSeen).toContain('on-probe');
     });
+  });
+
+  it('network off: a host daemon unix socket in a readable directory is out of reach; socketpair still works', async () => {
+    const sockDir = join(fx.base, 'run');
+    mkdirSync(sockDir, { mode: 0o755 });
+    const sockPath = join(sockDir, 'daemon.sock');
+    const seen: string[] = [];
+    const server = createServer((s) => {
+      s.on('data', (d) => seen.push(d.toString()));
+      s.end('root-shell$ ');
+    });
+    await new Promise<void>((r) => server.listen(sockPath, r));
+    spawnSync('chmod', ['666', sockPath]);
+    try {
+      const probe = `const s = require('net').connect(${JSON.stringify(sockPath)}); s.on('connect', () => { s.write('pwn'); }); s.on('data', (d) => console.log('got:' + d)); s.on('error', (e) => console.log('unix-error:' + e.code));
+        console.log('pair:' + require('child_process').execFileSync('/bin/echo', ['ok']).toString().trim());`;
+      const off = await cordon(['--', NODE, '-e', probe]);
+      expect(off.stdout).toMatch(/unix-error:(EACCES|EPERM)/);
+      expect(off.stdout).toContain('pair:ok');
+      expect(seen).toEqual([]);
+      const on = await cordon(['--net', '--', NODE, '-e', probe]);
+      expect(on.stdout).toContain('got:root-shell$');
+    } finally {
+      server.close();
+    }
   });
 
   it('leaves no placeholder or mount point behind in the workspace', async () => {

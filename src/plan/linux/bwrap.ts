@@ -27,6 +27,7 @@ import type { HostInfo } from '../../host/types.ts';
 import { findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
+import { buildSeccompProgram, isSeccompArch } from './seccomp-bpf.ts';
 
 /** Data descriptors for masks start after stdin, stdout and stderr. */
 const FIRST_DATA_FD = 3;
@@ -36,8 +37,8 @@ export interface BwrapBuildInput {
   readonly command: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly host: HostInfo;
-  /** Absolute path of a seccomp program file for `--seccomp`, if the caller provides one. */
-  readonly seccompFd?: number | undefined;
+  /** Enforce what can be enforced and list the rest instead of refusing. */
+  readonly bestEffort?: boolean | undefined;
 }
 
 /**
@@ -151,7 +152,30 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
   if (policy.network === 'off') args.push('--unshare-net');
   if (bwrap.supportsDisableUserns) args.push('--disable-userns');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
-  if (input.seccompFd !== undefined) args.push('--seccomp', String(input.seccompFd));
+  // With the network off, the namespace already isolates IP; the seccomp filter also takes
+  // away AF_UNIX connect() (a host daemon's socket in a readable directory — docker.sock is
+  // root on the host), non-stream AF_UNIX sockets, AF_NETLINK and io_uring. socketpair()
+  // keeps working. bwrap loads it from a descriptor just before exec.
+  let seccompProgram: string | undefined;
+  if (policy.network === 'off') {
+    if (isSeccompArch(host.arch)) {
+      seccompProgram = buildSeccompProgram({ arch: host.arch, network: 'off', refuseConnect: true }).toString(
+        'base64',
+      );
+      args.push('--seccomp', String(FIRST_DATA_FD + dataFds));
+    } else if (input.bestEffort) {
+      notEnforced.push({
+        path: '(network)',
+        access: 'none',
+        reason: `no seccomp filter for ${host.arch}: unix sockets of host daemons stay reachable`,
+      });
+    } else {
+      throw new CordonError(
+        'policy-unenforceable',
+        `cannot keep host unix sockets out of reach on ${host.arch}: cordon has a seccomp filter for x64 and arm64 only — use --net, or --best-effort to run with the network namespace alone`,
+      );
+    }
+  }
   args.push('--chdir', policy.cwd, '--', ...command);
 
   const env = policy.privateTmp ? { ...input.env, TMPDIR: '/tmp' } : { ...input.env };
@@ -164,7 +188,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     notEnforced,
     placeholders,
     dataFds,
-    seccomp: input.seccompFd !== undefined,
+    seccompProgram,
   };
 }
 
