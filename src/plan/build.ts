@@ -3,6 +3,7 @@ import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import { buildBwrapPlan } from './linux/bwrap.ts';
+import { buildSeatbeltPlan } from './macos/seatbelt.ts';
 import type { BackendName, Plan } from './types.ts';
 
 export interface PlanInput {
@@ -33,6 +34,8 @@ export function buildPlan(input: PlanInput): Plan {
   switch (backend) {
     case 'bwrap':
       return buildBwrapPlan({ policy, command, env, host });
+    case 'seatbelt':
+      return buildSeatbeltPlan({ policy, command, env, host });
     default:
       throw new CordonError(
         'backend-unavailable',
