@@ -4,6 +4,7 @@
 import { lstatSync, rmSync, statSync } from 'node:fs';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
+import { prepareSeatbeltTmp } from './exec/seatbelt-tmp.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
 import type { HostInfo } from './host/types.ts';
@@ -178,9 +179,10 @@ export async function executePlan(
   options: RunOptions = {},
   deps: RunDeps = defaultDeps,
 ): Promise<RunResult> {
-  const { plan } = prepared;
   const budget = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const created = existingPlaceholders(plan);
+  const created = existingPlaceholders(prepared.plan);
+  const tmp = prepareSeatbeltTmp(prepared.plan);
+  const { plan } = tmp;
   let outcome: SpawnOutcome;
   try {
     outcome = await spawnPlan({
@@ -197,6 +199,7 @@ export async function executePlan(
     });
   } finally {
     removePlaceholders(created);
+    tmp.cleanup();
   }
   const status = classify(outcome, plan);
   const annotations: Annotation[] = [];
