@@ -121,8 +121,14 @@ function filterMatches(f: Sexp, path: string, params: Readonly<Record<string, st
 }
 
 /** Seatbelt's decision for a file operation on a path under this plan: last match wins. */
+const parsed = new WeakMap<SeatbeltPlan, Sexp[]>();
+
 export function isAllowed(plan: SeatbeltPlan, op: string, path: string): boolean {
-  const forms = readSbpl(plan.profile);
+  let forms = parsed.get(plan);
+  if (!forms) {
+    forms = readSbpl(plan.profile);
+    parsed.set(plan, forms);
+  }
   let allowed = false;
   for (const form of forms) {
     if (!isList(form) || (form[0] !== 'allow' && form[0] !== 'deny')) continue;

@@ -199,12 +199,8 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     ? (input.privateTmpDir ?? `${host.realpath(host.tmpdir)}/${PRIVATE_TMP_TEMPLATE_NAME}`)
     : undefined;
   const rules = canonicalRules(input, privateTmp);
-  if (resolveAccess(rules, SANDBOX_EXEC_PATH) === 'write') {
-    throw new CordonError(
-      'policy-unenforceable',
-      `refusing to run ${SANDBOX_EXEC_PATH}: the policy makes it writable, so a sandboxed command could replace it — drop the --write rule that covers /usr/bin`,
-    );
-  }
+  // Unlike bwrap's, sandbox-exec's own path needs no "not writable" check: /usr/bin is on the
+  // sealed, read-only system volume, so no write rule can let a command replace it.
   const reserved = new Map<string, string>();
   if (privateTmp !== undefined) reserved.set(privateTmp, PRIVATE_TMP_PARAM);
   const table = new ParamTable(reserved);
