@@ -12,6 +12,7 @@ import { CLEAR_ENV_KEEP, DEFAULT_MAX_OUTPUT_BYTES, RESULT_SCHEMA_VERSION } from 
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
+import { isNestedSandboxFailure, NESTED_SANDBOX_MESSAGE } from './plan/macos/seatbelt-violations.ts';
 import type { Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -212,6 +213,10 @@ export async function executePlan(
       kind: 'warning',
       message: `could not start the command: ${outcome.failureMessage ?? 'unknown error'}`,
     });
+  if (plan.backend === 'seatbelt' && outcome.started && outcome.exitCode !== 0) {
+    const head = outcome.stderr.head.subarray(0, 512).toString('utf8');
+    if (isNestedSandboxFailure(head)) annotations.push({ kind: 'warning', message: NESTED_SANDBOX_MESSAGE });
+  }
   for (const ne of plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });
 
