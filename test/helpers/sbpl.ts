@@ -198,13 +198,13 @@ export function checkSeatbeltPlan(
     'allow process-exec',
     'allow file-write*',
     'deny file-write-unlink',
-    'allow network-outbound',
+    'network',
     'deny file-ioctl',
   ];
   const genHeads = generated.filter(isList).map((f) => `${f[0]} ${typeof f[1] === 'string' ? f[1] : ''}`);
   let at = 0;
   for (const h of genHeads) {
-    const idx = order.indexOf(h);
+    const idx = order.indexOf(h.startsWith('allow network-') ? 'network' : h);
     if (idx === -1) continue;
     if (idx < at) problems.push(`rule ${h} out of the documented order`);
     at = Math.max(at, idx);

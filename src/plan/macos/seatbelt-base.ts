@@ -108,6 +108,10 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
 (allow mach-lookup (global-name "com.apple.PowerManagement.control"))
 (allow iokit-open (iokit-registry-entry-class "RootDomainUserClient"))
 
+; Unix-domain socket pairs: Node/libuv, Python subprocess and most runtimes connect a child's
+; stdio with socketpair(). Binding or connecting a socket by path is decided after the writes.
+(allow system-socket (socket-domain AF_UNIX))
+
 ; POSIX semaphores: Python multiprocessing (SemLock), Node native addons, PostgreSQL tools.
 (allow ipc-posix-sem)
 

@@ -15,10 +15,14 @@
 //      carve-outs), both (require-not (literal P)) and (require-not (subpath P)); the literal is
 //      what stops the first `mkdir .cordon`. Nested reopening (write under none under write) is
 //      the union of the clauses: the deeper root has its own.
+//      With the network off, unix-domain sockets may be bound and connected by path inside the
+//      same writable clauses (network-bind / network-outbound with a unix-socket filter).
 //   5. Rename guard: (deny file-write-unlink (literal A)) for every writable directory A that
 //      contains a read-only or denied path, so `mv A elsewhere` cannot carry the protected path
 //      out from under its rule (Seatbelt checks a rename's two paths, not the subtree).
-//   6. Network (only when on): outbound, inbound, bind, and the services DNS and TLS need.
+//   6. Network. Off: only unix-domain sockets, bound and connected by path inside the write
+//      clauses of 4 (a socket needs a writable place on Linux too). On: outbound, inbound,
+//      bind, and the services DNS and TLS need.
 //   7. (deny file-ioctl TIOCSTI): last, so no earlier allow can re-open it.
 // A path is in the read set of 3 exactly when the policy's deepest rule for it is read/write,
 // and in the write set of 4 exactly when it is write: the clauses mirror policy/access.ts.
@@ -148,6 +152,21 @@ function canonicalRules(input: SeatbeltBuildInput, privateTmp: string | undefine
   return normalized.filter((r) => isEffective(normalized, r));
 }
 
+/** A unix-domain socket's path, for network-bind (local) or network-outbound (remote). */
+function socketClause(
+  table: ParamTable,
+  side: 'local' | 'remote',
+  root: string,
+  exclusions: readonly PolicyRule[],
+): string {
+  const at = (ref: string) => `(${side} unix-socket (subpath ${ref}))`;
+  if (exclusions.length === 0) return `  ${at(table.ref(root))}`;
+  const parts = [`  (require-all`, `    ${at(table.ref(root))}`];
+  for (const c of exclusions) parts.push(`    (require-not ${at(table.ref(c.path))})`);
+  parts[parts.length - 1] += ')';
+  return parts.join('\n');
+}
+
 function clause(table: ParamTable, root: string, exclusions: readonly PolicyRule[]): string {
   if (exclusions.length === 0) return `  (subpath ${table.ref(root)})`;
   const parts = [`  (require-all`, `    (subpath ${table.ref(root)})`];
@@ -259,7 +278,19 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     );
   }
 
-  // 6. network
+  // 6. network: unix sockets in the writable roots when off, everything when on
+  if (policy.network === 'off' && writable.length > 0) {
+    const excluded = writable.map((r) => topmostExclusions(rules, r, isWritable));
+    sections.push(
+      `; Unix-domain sockets by path (build servers, test workers, language servers): bind and\n; connect inside the writable roots only, as on Linux, where a socket needs a writable place.\n${allowForm(
+        'network-bind',
+        writable.map((r, i) => socketClause(table, 'local', r.path, excluded[i]!)),
+      )}\n${allowForm(
+        'network-outbound',
+        writable.map((r, i) => socketClause(table, 'remote', r.path, excluded[i]!)),
+      )}`,
+    );
+  }
   if (policy.network === 'on') sections.push(NETWORK_SECTION);
 
   // 7. terminal input injection
