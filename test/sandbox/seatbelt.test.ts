@@ -141,6 +141,22 @@ describe.runIf(isDarwin)('seatbelt on macOS (real sandbox-exec)', () => {
     expect(on.stdout).toContain('pong');
   });
 
+  it('network off: unix sockets work inside the working directory, not to a host socket outside', async () => {
+    const hostSock = join(outside, 'host.sock');
+    const server = createServer((s) => s.end('from-host\n'));
+    await new Promise<void>((resolve) => server.listen(hostSock, resolve));
+    const node = process.execPath;
+    const inside = await cordon(
+      work,
+      [],
+      `"${node}" -e "const n=require('net');const s=n.createServer(c=>c.end('local-ok')).listen('s.sock',()=>n.connect('s.sock').on('data',d=>{console.log(String(d));s.close()}))"`,
+    );
+    const toHost = await cordon(work, ['--read', outside], `/usr/bin/nc -U "${hostSock}" </dev/null`);
+    server.close();
+    expect({ code: inside.code, stdout: inside.stdout }).toEqual({ code: 0, stdout: 'local-ok\n' });
+    expect(toHost.stdout).not.toContain('from-host');
+  });
+
   it('runs in a directory whose name has spaces, quotes, parentheses and non-ASCII', async () => {
     const odd = join(makeTempDir('cordon-sb-odd-'), 'my "proj" (1) ünï');
     mkdirSync(odd);
