@@ -7,16 +7,15 @@
 //   1. The static base (seatbelt-base.ts): (deny default) and what every program needs.
 //   2. Ancestors: file-read-metadata on the literal ancestors of each readable root that the
 //      policy denies, so realpath()/stat can walk down to the root (no listing, no content).
-//   3. Reads: one (allow file-read* ...), then file-map-executable and process-exec with the
-//      same clauses. One clause per rule granting read or write: (subpath ROOT) minus, for each
-//      topmost `none` rule beneath it, (literal P) and (subpath P).
-//   4. Writes: one (allow file-write* ...), one clause per `write` rule: (subpath ROOT) minus,
+//   3. Reads: (allow file-read* file-map-executable ...), then (allow process-exec ...) with the
+//      same clauses. One clause per rule granting read or write (none when its parent's rule
+//      already does): (subpath ROOT) minus, for each topmost `none` rule beneath it,
+//      (literal P) and (subpath P).
+//   4. Writes: one (allow file-write* ...), one clause per `write` rule (same pruning): (subpath ROOT) minus,
 //      for each topmost `read`/`none` rule beneath it (protected .git/.cordon, --deny, read-only
 //      carve-outs), both (require-not (literal P)) and (require-not (subpath P)); the literal is
 //      what stops the first `mkdir .cordon`. Nested reopening (write under none under write) is
 //      the union of the clauses: the deeper root has its own.
-//      With the network off, unix-domain sockets may be bound and connected by path inside the
-//      same writable clauses (network-bind / network-outbound with a unix-socket filter).
 //   5. Rename guard: (deny file-write-unlink (literal A)) for every writable directory A that
 //      contains a read-only or denied path, so `mv A elsewhere` cannot carry the protected path
 //      out from under its rule (Seatbelt checks a rename's two paths, not the subtree).
