@@ -11,9 +11,9 @@
 //      same clauses. One clause per rule granting read or write (none when its parent's rule
 //      already does): (subpath ROOT) minus, for each topmost `none` rule beneath it,
 //      (literal P) and (subpath P).
-//   4. Writes: one (allow file-write* ...), one clause per `write` rule (same pruning): (subpath ROOT) minus,
-//      for each topmost `read`/`none` rule beneath it (protected .git/.cordon, --deny, read-only
-//      carve-outs), both (require-not (literal P)) and (require-not (subpath P)); the literal is
+//   4. Writes: one (allow file-write* ...), one clause per `write` rule (same pruning):
+//      (subpath ROOT) minus, for each topmost `read`/`none` rule beneath it (protected .git,
+//      .cordon, --deny, read-only carve-outs), both (require-not (literal P)) and (require-not (subpath P)); the literal is
 //      what stops the first `mkdir .cordon`. Nested reopening (write under none under write) is
 //      the union of the clauses: the deeper root has its own.
 //   5. Rename guard: (deny file-write-unlink (literal A)) for every writable directory A that
