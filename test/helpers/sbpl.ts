@@ -136,7 +136,7 @@ export function isAllowed(plan: SeatbeltPlan, op: string, path: string): boolean
     const filters: Sexp[] = [];
     for (const part of form.slice(1)) {
       if (typeof part === 'string') ops.push(part);
-      else filters.push(part);
+      else if (!(isList(part) && part[0] === 'with')) filters.push(part); // (with message ...) is a modifier
     }
     if (!ops.some((p) => opMatches(p, op))) continue;
     if (filters.length > 0 && !filters.some((f) => filterMatches(f, path, plan.params))) continue;

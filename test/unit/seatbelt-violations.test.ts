@@ -76,6 +76,17 @@ describe('parseViolationMessage', () => {
     });
   });
 
+  it('reads the first line when the rule tag follows on the next', () => {
+    expect(
+      parseViolationMessage('Sandbox: ls(3) deny(1) file-read-data /Users/me/.aws\ncordon-seatbelt'),
+    ).toEqual({
+      process: 'ls',
+      pid: 3,
+      operation: 'file-read-data',
+      target: '/Users/me/.aws',
+    });
+  });
+
   it('ignores lines that are not denials', () => {
     expect(parseViolationMessage('Sandbox: cat(1) allow file-read-data /etc/hosts')).toBeUndefined();
     expect(parseViolationMessage('kernel: something else')).toBeUndefined();
@@ -112,6 +123,7 @@ describe('selectViolations', () => {
       'Sandbox: sh(5) deny(1) file-write-create /Users/me/other',
     ].map((m) => parseViolationMessage(m)!);
     expect(selectViolations(all, new Set([5, 6]))).toEqual([all[0], all[3]]);
+    expect(selectViolations(all)).toEqual([all[0], all[3]]);
   });
 });
 
@@ -161,7 +173,7 @@ describe('log stream command and nested sandboxes', () => {
       '--style',
       'ndjson',
       '--predicate',
-      '((processID == 0) AND (senderImagePath CONTAINS "/Sandbox")) OR (subsystem == "com.apple.sandbox.reporting")',
+      '(((processID == 0) AND (senderImagePath CONTAINS "/Sandbox")) OR (subsystem == "com.apple.sandbox.reporting")) AND (eventMessage CONTAINS "cordon-seatbelt")',
     ]);
   });
 

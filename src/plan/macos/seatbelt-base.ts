@@ -4,16 +4,24 @@
 // come from the generated sections that seatbelt.ts appends after it. Kept as one constant so
 // the golden files show exactly what every command gets. No user path may ever appear here.
 
+/**
+ * Attached to every deny cordon emits, so the denial log lines of cordon's sandboxes can be
+ * told apart from those of the system's other sandboxed processes (seatbelt-violations.ts).
+ */
+export const SEATBELT_LOG_TAG = 'cordon-seatbelt';
+const WITH_TAG = `(with message "${SEATBELT_LOG_TAG}")`;
+
 /** Appended last by the builder: pushing input into a terminal (TIOCSTI). */
 // TIOCSTI is _IOW('t', 114, char) = 0x80017472. The number, not the name: the symbolic
 // constant is unbound in the profile language of some macOS releases (14.2 among them), and
 // an unbound name makes sandbox-exec refuse the whole profile.
-export const SEATBELT_TIOCSTI_DENY = '(deny file-ioctl (ioctl-command 2147578994))';
+export const SEATBELT_TIOCSTI_DENY = `(deny file-ioctl (ioctl-command 2147578994) ${WITH_TAG})`;
 
 export const SEATBELT_BASE_PROFILE = `(version 1)
 
-; Closed by default: every operation not allowed below (or by the generated sections) fails.
-(deny default)
+; Closed by default: every operation not allowed below (or by the generated sections) fails,
+; and each denial is logged with cordon's tag.
+(deny default ${WITH_TAG})
 
 ; Shells, build tools and test runners start children; the children inherit this profile.
 ; (Which files may be executed is decided in the generated read section.)

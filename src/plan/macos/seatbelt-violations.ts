@@ -1,19 +1,20 @@
 // Seatbelt denials as data. macOS logs each denial as a kernel message
-// "Sandbox: NAME(PID) deny(COUNT) OPERATION TARGET"; `log stream --style ndjson` with the
-// predicate below delivers them one JSON object per line. This module (pure) builds that
-// command, parses its lines, keeps the ones from the command's process tree, and turns each
-// into an annotation naming the flag that would allow it. Starting and stopping `log stream`
-// around the run is the launcher's job (not wired yet: see docs/seatbelt.md).
+// "Sandbox: NAME(PID) deny(COUNT) OPERATION TARGET", followed by the rule's (with message ...)
+// text, which for cordon's rules is SEATBELT_LOG_TAG; `log stream --style ndjson` with the
+// predicate below delivers only those, one JSON object per line. This module (pure) builds that
+// command, parses its lines, de-duplicates them (optionally keeping only given pids), and turns
+// each into an annotation naming the flag that would allow it. exec/seatbelt-log.ts runs
+// `log stream`; adding its findings to a run's result is not wired yet (docs/seatbelt.md).
 import { resolveAccess } from '../../policy/access.ts';
 import type { SandboxPolicy } from '../../policy/types.ts';
 import type { Annotation } from '../../result/types.ts';
+import { SEATBELT_LOG_TAG } from './seatbelt-base.ts';
 
 /** Absolute, for the same reason as sandbox-exec: never a PATH lookup. */
 export const LOG_PATH = '/usr/bin/log';
 
-/** Kernel messages from the Sandbox kext, or the sandbox reporting subsystem. */
-export const SANDBOX_LOG_PREDICATE =
-  '((processID == 0) AND (senderImagePath CONTAINS "/Sandbox")) OR (subsystem == "com.apple.sandbox.reporting")';
+/** Kernel messages from the Sandbox kext (or the sandbox reporting subsystem) carrying cordon's tag. */
+export const SANDBOX_LOG_PREDICATE = `(((processID == 0) AND (senderImagePath CONTAINS "/Sandbox")) OR (subsystem == "com.apple.sandbox.reporting")) AND (eventMessage CONTAINS "${SEATBELT_LOG_TAG}")`;
 
 export function buildLogStreamArgs(): string[] {
   return ['stream', '--style', 'ndjson', '--predicate', SANDBOX_LOG_PREDICATE];
@@ -32,7 +33,8 @@ const MESSAGE = /^Sandbox:\s*(.+?)\((\d+)\)\s+(?:System Policy:\s*)?deny\(\d+\)\
 
 /** One denial from a message text, or undefined when the text is not a denial. */
 export function parseViolationMessage(message: string): SeatbeltViolation | undefined {
-  const match = MESSAGE.exec(message.trim());
+  // The first line is the denial; a rule's (with message ...) text may follow on the next.
+  const match = MESSAGE.exec((message.trim().split('\n')[0] ?? '').trim());
   if (!match) return undefined;
   return {
     process: match[1]!,
@@ -57,15 +59,15 @@ export function parseLogStreamLine(line: string): SeatbeltViolation | undefined 
   return typeof message === 'string' ? parseViolationMessage(message) : undefined;
 }
 
-/** The denials from `pids` (the command's process tree), each distinct one once, in order. */
+/** Each distinct denial once, in order; only those from `pids` (a process tree) when given. */
 export function selectViolations(
   violations: readonly SeatbeltViolation[],
-  pids: ReadonlySet<number>,
+  pids?: ReadonlySet<number>,
 ): SeatbeltViolation[] {
   const seen = new Set<string>();
   const out: SeatbeltViolation[] = [];
   for (const v of violations) {
-    if (!pids.has(v.pid)) continue;
+    if (pids && !pids.has(v.pid)) continue;
     const key = `${v.operation}\u0000${v.target}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -36,7 +36,7 @@ import {
 } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { SeatbeltPlan } from '../types.ts';
-import { SEATBELT_BASE_PROFILE, SEATBELT_TIOCSTI_DENY } from './seatbelt-base.ts';
+import { SEATBELT_BASE_PROFILE, SEATBELT_LOG_TAG, SEATBELT_TIOCSTI_DENY } from './seatbelt-base.ts';
 
 /**
  * Always this absolute path, never a PATH lookup: a fake `sandbox-exec` placed earlier on PATH
@@ -273,7 +273,7 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     sections.push(
       `; Writable directories holding protected or denied paths: no rename or removal.\n(deny file-write-unlink\n${sorted
         .map((a) => `  (literal ${table.ref(a)})`)
-        .join('\n')})`,
+        .join('\n')}\n  (with message "${SEATBELT_LOG_TAG}"))`,
     );
   }
 
