@@ -4,6 +4,7 @@
 import { lstatSync, rmSync, statSync } from 'node:fs';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
+import { startSeatbeltLog } from './exec/seatbelt-log.ts';
 import { prepareSeatbeltTmp } from './exec/seatbelt-tmp.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
@@ -12,7 +13,13 @@ import { CLEAR_ENV_KEEP, DEFAULT_MAX_OUTPUT_BYTES, RESULT_SCHEMA_VERSION } from 
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
-import { isNestedSandboxFailure, NESTED_SANDBOX_MESSAGE } from './plan/macos/seatbelt-violations.ts';
+import {
+  isNestedSandboxFailure,
+  NESTED_SANDBOX_MESSAGE,
+  renderViolation,
+  type SeatbeltViolation,
+  selectViolations,
+} from './plan/macos/seatbelt-violations.ts';
 import type { Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -184,6 +191,9 @@ export async function executePlan(
   const created = existingPlaceholders(prepared.plan);
   const tmp = prepareSeatbeltTmp(prepared.plan);
   const { plan } = tmp;
+  const denialLog =
+    plan.backend === 'seatbelt' && options.reportDenials ? await startSeatbeltLog() : undefined;
+  let denials: SeatbeltViolation[] = [];
   let outcome: SpawnOutcome;
   try {
     outcome = await spawnPlan({
@@ -199,6 +209,7 @@ export async function executePlan(
       onProgress: options.onProgress,
     });
   } finally {
+    if (denialLog) denials = await denialLog.stop();
     removePlaceholders(created);
     tmp.cleanup();
   }
@@ -216,6 +227,10 @@ export async function executePlan(
   if (plan.backend === 'seatbelt' && outcome.started && outcome.exitCode !== 0) {
     const head = outcome.stderr.head.subarray(0, 512).toString('utf8');
     if (isNestedSandboxFailure(head)) annotations.push({ kind: 'warning', message: NESTED_SANDBOX_MESSAGE });
+  }
+  if (prepared.policy) {
+    const policy = prepared.policy;
+    for (const v of selectViolations(denials)) annotations.push(renderViolation(v, policy));
   }
   for (const ne of plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });

@@ -157,6 +157,20 @@ describe.runIf(isDarwin)('seatbelt on macOS (real sandbox-exec)', () => {
     expect(toHost.stdout).not.toContain('from-host');
   });
 
+  it('--json reports what the sandbox denied, with the flag that would allow it', async () => {
+    const r = await runCli(['--json', '--deny', secret, '--', '/bin/cat', join(secret, 'key')], {
+      cwd: work,
+      env: ENV,
+    });
+    const result = JSON.parse(r.stdout);
+    const denial = result.annotations.find((a: { kind: string }) => a.kind === 'denial');
+    expect(result.stdout.text).not.toContain('TOP-SECRET-VALUE');
+    expect(denial).toMatchObject({
+      operation: expect.stringMatching(/^file-read/),
+      fix: expect.stringContaining('--read'),
+    });
+  });
+
   it('runs in a directory whose name has spaces, quotes, parentheses and non-ASCII', async () => {
     const odd = join(makeTempDir('cordon-sb-odd-'), 'my "proj" (1) ünï');
     mkdirSync(odd);
