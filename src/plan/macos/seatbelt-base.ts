@@ -125,8 +125,8 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
 
 ; Named shared memory of the sandboxed program's own: Python multiprocessing.shared_memory
 ; ("/psm_...") and the OpenMP runtime behind PyTorch and NumPy builds ("/__KMP_REGISTERED_LIB_<pid>").
-(allow ipc-posix-shm* (ipc-posix-name-prefix "/psm_"))
-(allow ipc-posix-shm* (ipc-posix-name-regex #"^/__KMP_REGISTERED_LIB_[0-9]+$"))
+(allow ipc-posix-shm-read* ipc-posix-shm-write* (ipc-posix-name-prefix "/psm_"))
+(allow ipc-posix-shm-read* ipc-posix-shm-write* (ipc-posix-name-regex #"^/__KMP_REGISTERED_LIB_[0-9]+$"))
 
 ; Pseudo-terminals: script, expect, Python's pty module and node-pty open a new PTY; a
 ; terminal that existed before the sandbox stays usable for ioctls such as TIOCGWINSZ.
