@@ -139,14 +139,15 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
 (allow file-ioctl (regex #"^/dev/ttys[0-9]+$"))
 
 ; Minimal devices: every shell redirects to /dev/null; dd, head and test suites read /dev/zero;
-; every TLS, UUID and hashing library reads the random devices; bash and zsh use /dev/fd for
+; every TLS, UUID and hashing library reads the random devices (Foundation's file APIs also open
+; /dev/autofs_nowait); bash and zsh use /dev/fd for
 ; process substitution; dyld and Node probe /dev/dtracehelper; tools ask /dev/tty for a terminal.
 (allow file-read-metadata (literal "/dev"))
 (allow file-read* file-write-data file-ioctl
   (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))
 (allow file-read* file-write-data
   (require-all (literal "/dev/zero") (vnode-type CHARACTER-DEVICE)))
-(allow file-read* (literal "/dev/random") (literal "/dev/urandom"))
+(allow file-read* (literal "/dev/random") (literal "/dev/urandom") (literal "/dev/autofs_nowait"))
 (allow file-read-data file-read-metadata file-write-data (subpath "/dev/fd"))
 (allow file-read* file-write-data file-ioctl (literal "/dev/dtracehelper"))
 (allow file-read* file-write-data file-ioctl (literal "/dev/tty"))
