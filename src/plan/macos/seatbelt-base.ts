@@ -139,9 +139,9 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
 (allow file-ioctl (regex #"^/dev/ttys[0-9]+$"))
 
 ; Minimal devices: every shell redirects to /dev/null; dd, head and test suites read /dev/zero;
-; every TLS, UUID and hashing library reads the random devices (Foundation's file APIs also open
-; /dev/autofs_nowait); bash and zsh use /dev/fd for
-; process substitution; dyld and Node probe /dev/dtracehelper; tools ask /dev/tty for a terminal.
+; every TLS, UUID and hashing library reads the random devices; Foundation's file APIs open
+; /dev/autofs_nowait; bash and zsh use /dev/fd for process substitution; dyld and Node probe
+; /dev/dtracehelper; tools ask /dev/tty for a terminal.
 (allow file-read-metadata (literal "/dev"))
 (allow file-read* file-write-data file-ioctl
   (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))
