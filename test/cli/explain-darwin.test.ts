@@ -12,8 +12,10 @@ describe('explain --platform darwin', () => {
     expect(r.stdout).toContain('"-DPRIVATE_TMP=/private/var/folders/zz/T/cordon-XXXXXX"');
     expect(r.stdout).toContain('"-DPATH_1=/"');
     const profile = r.stdout.slice(r.stdout.indexOf('  profile:\n'));
-    expect(profile).toContain('    (deny default)');
-    expect(profile).toContain('    (deny file-ioctl (ioctl-command 2147578994))');
+    expect(profile).toContain('    (deny default (with message "cordon-seatbelt"))');
+    expect(profile).toContain(
+      '    (deny file-ioctl (ioctl-command 2147578994) (with message "cordon-seatbelt"))',
+    );
   });
 
   it('--json carries the plan with profile and params', async () => {
