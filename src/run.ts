@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { listInheritableFds } from './exec/procfs.ts';
+import { startSeatbeltLog } from './exec/seatbelt-log.ts';
+import { prepareSeatbeltTmp } from './exec/seatbelt-tmp.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
 import type { HostInfo } from './host/types.ts';
@@ -15,6 +17,13 @@ import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
 import { checkLandlockFit } from './plan/linux/landlock.ts';
+import {
+  isNestedSandboxFailure,
+  NESTED_SANDBOX_MESSAGE,
+  renderViolation,
+  type SeatbeltViolation,
+  selectViolations,
+} from './plan/macos/seatbelt-violations.ts';
 import type { BwrapPlan, Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -225,7 +234,6 @@ export async function executePlan(
   options: RunOptions = {},
   deps: RunDeps = defaultDeps,
 ): Promise<RunResult> {
-  const { plan } = prepared;
   if (process.platform === 'linux') {
     // Descriptors the host program inherited without close-on-exec would reach the command
     // (with bwrap, an inherited directory fd walks around every read-only mount). Setting the
@@ -234,7 +242,12 @@ export async function executePlan(
     if (inheritable.length > 0) (await import('./native/linux.ts')).setCloseOnExec(inheritable);
   }
   const budget = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const created = existingPlaceholders(plan);
+  const created = existingPlaceholders(prepared.plan);
+  const tmp = prepareSeatbeltTmp(prepared.plan);
+  const { plan } = tmp;
+  const denialLog =
+    plan.backend === 'seatbelt' && options.reportDenials ? await startSeatbeltLog() : undefined;
+  let denials: SeatbeltViolation[] = [];
   // Landlock: a helper process (library) or this thread confined right before the spawn (CLI).
   const launch =
     plan.backend === 'landlock'
@@ -258,8 +271,10 @@ export async function executePlan(
       onProgress: options.onProgress,
     });
   } finally {
+    if (denialLog) denials = await denialLog.stop();
     removePlaceholders(created);
     await launch?.cleanup();
+    tmp.cleanup();
   }
   const status = classify(outcome, plan);
   const annotations: Annotation[] = [];
@@ -272,6 +287,14 @@ export async function executePlan(
       kind: 'warning',
       message: `could not start the command: ${outcome.failureMessage ?? 'unknown error'}`,
     });
+  if (plan.backend === 'seatbelt' && outcome.started && outcome.exitCode !== 0) {
+    const head = outcome.stderr.head.subarray(0, 512).toString('utf8');
+    if (isNestedSandboxFailure(head)) annotations.push({ kind: 'warning', message: NESTED_SANDBOX_MESSAGE });
+  }
+  if (prepared.policy) {
+    const policy = prepared.policy;
+    for (const v of selectViolations(denials)) annotations.push(renderViolation(v, policy));
+  }
   for (const ne of plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });
 

@@ -2,6 +2,7 @@
 // probe behind each answer, and for each missing piece the command that fixes it.
 import { readFileSync } from 'node:fs';
 import { probeHost } from '../host/probe.ts';
+import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
 
 function readSysctl(path: string): string | undefined {
@@ -69,6 +70,38 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
       ok: readSysctl('/proc/sys/kernel/seccomp/actions_avail') !== undefined,
       detail: `actions: ${readSysctl('/proc/sys/kernel/seccomp/actions_avail') ?? 'unknown'}`,
     });
+  }
+  if (host.platform === 'darwin') {
+    const sb = probeSeatbelt(host);
+    checks.push({
+      name: 'macOS',
+      ok: sb.macosVersion !== undefined,
+      detail: `macOS ${sb.macosVersion ?? 'unknown'}`,
+    });
+    checks.push(
+      sb.trial === 'ok'
+        ? {
+            name: 'seatbelt',
+            ok: true,
+            detail: "/usr/bin/sandbox-exec ran a trial command under cordon's profile",
+          }
+        : sb.trial === 'nested'
+          ? {
+              name: 'seatbelt',
+              ok: false,
+              detail:
+                'cordon is already running inside a macOS sandbox (sandbox_apply: Operation not permitted); sandboxes cannot nest',
+              fix: 'run cordon from a normal terminal, not from inside another sandboxed tool',
+            }
+          : {
+              name: 'seatbelt',
+              ok: false,
+              detail: `trial run of /usr/bin/sandbox-exec failed: ${sb.trial.error}`,
+              fix: sb.sandboxExec
+                ? 'report this with the output of cordon explain -- true (the profile may use a name this macOS does not know)'
+                : 'sandbox-exec ships with macOS; check /usr/bin/sandbox-exec',
+            },
+    );
   }
   if (json) {
     write(1, `${JSON.stringify({ version: 1, platform: host.platform, checks, backends: verdicts })}\n`);

@@ -80,6 +80,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     setEnv: env.set,
     clearEnv: flags.clearEnv ?? false,
     bestEffort: flags.bestEffort ?? false,
+    reportDenials: (flags.verbose ?? false) || (flags.json ?? false),
   };
   return {
     run,

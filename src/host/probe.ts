@@ -28,6 +28,23 @@ const LINUX_SYSTEM_ROOTS = [
   '/run/current-system/sw',
 ];
 
+// The read-only system roots of a Mac: the OS, /private/etc (behind /etc), the databases and
+// /private/var/select (which /bin/sh reads to pick its shell), and the package managers' trees.
+const DARWIN_SYSTEM_ROOTS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/System',
+  '/Library',
+  '/Applications',
+  '/private/etc',
+  '/private/var/db',
+  '/private/var/select',
+  '/opt/homebrew',
+  '/opt/local',
+  '/nix/store',
+];
+
 export function realpathLenient(path: string): string {
   try {
     return realpathSync.native(path);
@@ -133,10 +150,8 @@ export function probeLandlock(): LandlockInfo {
 export function probeHost(options: ProbeOptions = {}): HostInfo {
   const env = options.env ?? process.env;
   const platform = process.platform as Platform;
-  const systemRoots =
-    platform === 'linux'
-      ? LINUX_SYSTEM_ROOTS.filter((p) => pathKind(p) !== 'missing').map(realpathLenient)
-      : [];
+  const roots = platform === 'linux' ? LINUX_SYSTEM_ROOTS : platform === 'darwin' ? DARWIN_SYSTEM_ROOTS : [];
+  const systemRoots = roots.filter((p) => pathKind(p) !== 'missing').map(realpathLenient);
   return {
     platform,
     arch: process.arch,

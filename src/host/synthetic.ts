@@ -53,6 +53,7 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
               '/Library',
               '/private/etc',
               '/private/var/db',
+              '/private/var/select',
               '/opt/homebrew',
               '/Applications',
             ],

@@ -29,6 +29,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
   /** Enforce what the backend can and list the rest instead of refusing. */
   readonly bestEffort?: boolean | undefined;
+  /**
+   * Collect what the sandbox denied during the run and report it as annotations (macOS
+   * Seatbelt, from the system log). The CLI turns it on with --verbose and --json.
+   */
+  readonly reportDenials?: boolean | undefined;
   /** Called once the command has been started (pid of the spawned process). */
   readonly onStart?: ((info: { pid: number; backend: string }) => void) | undefined;
   /** Called as output arrives (total bytes seen on both streams). */

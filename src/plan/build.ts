@@ -4,6 +4,7 @@ import type { HostInfo } from '../host/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import { buildBwrapPlan } from './linux/bwrap.ts';
 import { buildLandlockPlan } from './linux/landlock.ts';
+import { buildSeatbeltPlan } from './macos/seatbelt.ts';
 import type { BackendName, Plan } from './types.ts';
 
 export interface PlanInput {
@@ -38,6 +39,8 @@ export function buildPlan(input: PlanInput): Plan {
       return buildBwrapPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     case 'landlock':
       return buildLandlockPlan({ policy, command, env, host, bestEffort: input.bestEffort });
+    case 'seatbelt':
+      return buildSeatbeltPlan({ policy, command, env, host });
     default:
       throw new CordonError(
         'backend-unavailable',

@@ -74,8 +74,16 @@ export interface LandlockPlan extends PlanBase {
 
 export interface SeatbeltPlan extends PlanBase {
   readonly backend: 'seatbelt';
+  /** The complete SBPL text passed with -p (static base + generated rules; no paths in it). */
   readonly profile: string;
+  /** Every -D parameter: name → canonical path, in the order they appear in args. */
   readonly params: Readonly<Record<string, string>>;
+  /**
+   * The per-run private temp dir (TMPDIR) and the parameter that carries it. While `path`
+   * ends in the mkdtemp template `XXXXXX` the launcher must create the directory (0700) and
+   * substitute it (withPrivateTmpDir) before spawning, then remove it after the run.
+   */
+  readonly privateTmp?: { readonly path: string; readonly param: string } | undefined;
 }
 
 export interface WindowsPlan extends PlanBase {
