@@ -4,6 +4,7 @@ import type { HostInfo } from '../host/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import { buildBwrapPlan } from './linux/bwrap.ts';
 import type { BackendName, Plan } from './types.ts';
+import { buildWindowsPlan } from './windows/restricted-token.ts';
 
 export interface PlanInput {
   readonly backend: BackendName;
@@ -33,6 +34,8 @@ export function buildPlan(input: PlanInput): Plan {
   switch (backend) {
     case 'bwrap':
       return buildBwrapPlan({ policy, command, env, host });
+    case 'windows':
+      return buildWindowsPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     default:
       throw new CordonError(
         'backend-unavailable',

@@ -1,0 +1,307 @@
+// Policy → Windows plan (restricted token + ACEs + job object). Pure: machine facts via HostInfo.
+//
+// What a WRITE_RESTRICTED token can express: writes succeed only where BOTH the user and one
+// of the restricting SIDs are granted; reads are checked as the user alone. So:
+//   1. Rules are re-spelled canonically (paths.ts) and merged case-insensitively.
+//   2. Every rule is compared with the access its parent has:
+//        write under read|none  → allow ACE, SID write-root(P), CI|OI  (writable root)
+//        read|none under write  → deny-write ACE, SID carve-out(P), CI|OI (protected, read-only);
+//                                 a missing one gets an empty placeholder file to carry the ACE
+//        none (existing file)   → NOT ENFORCEABLE: the token reads as the user
+//        read under none, or no rule for / → NOT ENFORCEABLE: restricted read roots
+//   3. network off             → NOT ENFORCEABLE: a restricted token has no network switch
+//   Unenforceable elements refuse the run (125, all named at once) unless --best-effort, which
+//   lists them in plan.notEnforced. Rules on UNC shares that need an ACE are refused the same
+//   way (the server checks the user, not the local restricted token).
+//   4. Token: DISABLE_MAX_PRIVILEGE | LUA_TOKEN | WRITE_RESTRICTED; restricting SIDs in the
+//      order write-roots, carve-outs, logon SID, Everyone. Job: KILL_ON_JOB_CLOSE, UI limits.
+import { CordonError } from '../../errors.ts';
+import type { HostInfo } from '../../host/types.ts';
+import { findGoverningRule } from '../../policy/access.ts';
+import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
+import type { NotEnforced, WindowsPlan } from '../types.ts';
+import { buildBatchCommandLine, buildCommandLine, isBatchFile } from './command-line.ts';
+import { buildWindowsEnv } from './env.ts';
+import { canonicalWindowsPath, hasShortNameComponent, parentOf, pathKey, toNativePath } from './paths.ts';
+import { deriveCordonSid, EVERYONE_SID, SYSTEM_SID } from './sid.ts';
+import {
+  ALLOW_WRITE_RIGHTS,
+  CREATION_FLAGS,
+  DENY_WRITE_RIGHTS,
+  FILE_RIGHTS,
+  INHERIT_CONTAINERS_AND_OBJECTS,
+  JOB_LIMITS,
+  JOB_UI_LIMITS,
+  namedMask,
+  type RestrictingSid,
+  TOKEN_FLAGS,
+  type WindowsAce,
+  type WindowsPlaceholder,
+  type WindowsSpec,
+} from './spec.ts';
+
+export interface WindowsBuildInput {
+  readonly policy: SandboxPolicy;
+  readonly command: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly host: HostInfo;
+  readonly bestEffort: boolean;
+}
+
+const TIE_RANK: Record<Access, number> = { read: 0, write: 1, none: 2 };
+const INHERITANCE = {
+  names: ['CONTAINER_INHERIT_ACE', 'OBJECT_INHERIT_ACE'],
+  value: INHERIT_CONTAINERS_AND_OBJECTS,
+};
+const PRIVATE_TMP_PREFIX = 'cordon-';
+
+/** Canonical spelling, one rule per case-insensitive path (the tie winner), parents first. */
+function canonicalRules(rules: readonly PolicyRule[], drive: string): PolicyRule[] {
+  const byKey = new Map<string, PolicyRule>();
+  for (const rule of rules) {
+    const result = canonicalWindowsPath(rule.path, drive);
+    if (!result.ok)
+      throw new CordonError(
+        'bad-path',
+        `cannot place a Windows ACL for the rule '${rule.path}' — ${result.reason}`,
+      );
+    const canonical = { ...rule, path: result.value.path };
+    const key = pathKey(canonical.path);
+    const existing = byKey.get(key);
+    if (!existing || TIE_RANK[canonical.access] > TIE_RANK[existing.access]) byKey.set(key, canonical);
+  }
+  const depth = (p: string) => (p === '/' ? 0 : p.split('/').filter(Boolean).length);
+  return [...byKey.values()].sort(
+    (a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+  );
+}
+
+/** Access the parent of `path` has, ignoring the rule on `path` itself. */
+function parentAccess(rules: readonly PolicyRule[], path: string): Access {
+  if (path === '/') return 'none';
+  const others = rules.filter((r) => pathKey(r.path) !== pathKey(path));
+  return findGoverningRule(others, parentOf(path))?.access ?? 'none';
+}
+
+function cmdPath(host: HostInfo): string {
+  const windows = host.systemRoots.find((r) => /^[A-Z]:\/Windows$/i.test(r)) ?? 'C:/Windows';
+  return toNativePath(`${windows}/System32/cmd.exe`);
+}
+
+export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
+  const { policy, command, host } = input;
+  if (command.length === 0)
+    throw new CordonError('missing-command', 'no command given — put it after --, e.g. cordon -- npm test');
+  const drive = /^([A-Za-z]):/.exec(policy.cwd)?.[1]?.toUpperCase() ?? 'C';
+  const rules = canonicalRules(policy.rules, drive);
+  const gaps: NotEnforced[] = [];
+  const skipped: NotEnforced[] = [];
+  const aces: WindowsAce[] = [];
+  const placeholders: WindowsPlaceholder[] = [];
+
+  // 1. read restriction and network
+  const rootAccess = findGoverningRule(rules, '/')?.access ?? 'none';
+  if (rootAccess === 'write')
+    throw new CordonError(
+      'policy-unenforceable',
+      "the policy makes every path writable ('/' write); a restricted token can only grant writes per directory — name the directories to write, or use --backend none",
+    );
+  if (rootAccess === 'none')
+    gaps.push({
+      path: '/',
+      access: 'none',
+      reason:
+        'a restricted token reads everything the user can read; limiting reads to listed roots needs a separate sandbox user (not implemented)',
+    });
+  if (policy.network === 'off')
+    gaps.push({
+      path: '(network)',
+      access: 'off',
+      reason:
+        'a restricted token cannot block the network (that needs an AppContainer or firewall rules for a separate sandbox user)',
+    });
+
+  // 2. ACEs per rule
+  for (const rule of rules) {
+    if (rule.path === '/') continue;
+    if (findGoverningRule(rules, rule.path) !== rule) continue;
+    const parent = parentAccess(rules, rule.path);
+    const canonical = canonicalWindowsPath(rule.path);
+    const isUnc = canonical.ok && canonical.value.kind === 'unc';
+    const kind = host.kind(rule.path);
+    const exists = kind !== 'missing';
+    if (!exists && hasShortNameComponent(rule.path) && rule.access !== parent) {
+      throw new CordonError(
+        'bad-path',
+        `'${rule.path}' looks like an 8.3 short name that does not exist here — write the long name (cordon resolves existing paths to their long form)`,
+      );
+    }
+    const needsAce =
+      (rule.access === 'write' && parent !== 'write') || (rule.access !== 'write' && parent === 'write');
+    if (needsAce && isUnc) {
+      gaps.push({
+        path: rule.path,
+        access: rule.access,
+        reason:
+          'an ACL on a network share is checked by the server against the user, not against the local restricted token',
+      });
+      continue;
+    }
+    if (rule.access === 'none' && exists)
+      gaps.push({
+        path: rule.path,
+        access: 'none',
+        reason: `a restricted token reads as the user, so this path stays readable${parent === 'write' ? ' (writes to it are denied)' : ''}`,
+      });
+    if (rule.access === 'write' && parent !== 'write') {
+      if (!exists) {
+        skipped.push({ path: rule.path, access: 'write', reason: 'does not exist on this machine; skipped' });
+        continue;
+      }
+      aces.push(makeAce(rule.path, 'allow', exists, `writable root (${describe(rule)})`));
+    } else if (rule.access !== 'write' && parent === 'write') {
+      if (!exists) {
+        if (host.kind(parentOf(rule.path)) !== 'dir') {
+          gaps.push({
+            path: rule.path,
+            access: rule.access,
+            reason: 'missing, and so is its parent directory: there is nothing to put a deny ACE on',
+          });
+          continue;
+        }
+        placeholders.push({ path: rule.path, nativePath: toNativePath(rule.path), kind: 'file' });
+      }
+      aces.push(
+        makeAce(
+          rule.path,
+          'deny',
+          exists,
+          `${rule.access === 'none' ? 'denied' : 'read-only'} inside a writable root (${describe(rule)})`,
+        ),
+      );
+    }
+  }
+
+  if (gaps.length > 0 && !input.bestEffort) {
+    const list = gaps.map((g) => `${g.access} ${g.path}: ${g.reason}`).join('; ');
+    throw new CordonError(
+      'policy-unenforceable',
+      `the Windows restricted-token sandbox cannot enforce ${gaps.length === 1 ? 'this rule' : 'these rules'} — ${list} — allow the network with --net, drop the denied or restricted reads from the policy, or add --best-effort to run with these gaps listed in the result`,
+    );
+  }
+
+  // 3. token
+  const restrictingSids: RestrictingSid[] = [
+    ...aces
+      .filter((a) => a.type === 'allow')
+      .map((a) => ({ sid: a.sid, role: 'write-root' as const, path: a.path })),
+    ...aces
+      .filter((a) => a.type === 'deny')
+      .map((a) => ({ sid: a.sid, role: 'carve-out' as const, path: a.path })),
+    { sid: '{logon}', role: 'logon' },
+    { sid: EVERYONE_SID, role: 'everyone' },
+  ];
+  const privateTmp = policy.privateTmp
+    ? { parent: host.tmpdir, prefix: PRIVATE_TMP_PREFIX, env: ['TEMP', 'TMP'] as const }
+    : undefined;
+  if (privateTmp)
+    restrictingSids.splice(aces.filter((a) => a.type === 'allow').length, 0, {
+      sid: '{private-tmp}',
+      role: 'write-root',
+      path: `${host.tmpdir}/${PRIVATE_TMP_PREFIX}*`,
+    });
+
+  // 4. command line
+  const program = command[0]!;
+  const batch = isBatchFile(program);
+  const comspec = cmdPath(host);
+  const commandLine = batch
+    ? buildBatchCommandLine(comspec, program.replace(/\//g, '\\'), command.slice(1))
+    : buildCommandLine(command);
+  const env = buildWindowsEnv(input.env, privateTmp ? ['TEMP', 'TMP', 'TMPDIR'] : []);
+
+  const spec: WindowsSpec = {
+    token: {
+      source: 'OpenProcessToken(current process)',
+      flags: namedMask(TOKEN_FLAGS, ['DISABLE_MAX_PRIVILEGE', 'LUA_TOKEN', 'WRITE_RESTRICTED']),
+      restrictingSids,
+      defaultDacl: `D:(A;;GA;;;${SYSTEM_SID})(A;;GA;;;{logon})(A;;GA;;;${EVERYONE_SID})`,
+      privileges: 'all removed but SeChangeNotifyPrivilege (DISABLE_MAX_PRIVILEGE)',
+      integrityLevel: 'unchanged (medium): a lower level would also forbid writes to the writable roots',
+    },
+    acl: { persistence: 'persistent', aces, placeholders },
+    job: {
+      limits: namedMask(JOB_LIMITS, [
+        'JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE',
+        'JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION',
+      ]),
+      uiRestrictions: namedMask(JOB_UI_LIMITS, Object.keys(JOB_UI_LIMITS) as (keyof typeof JOB_UI_LIMITS)[]),
+      onTimeout: 'TerminateJobObject',
+    },
+    process: {
+      program,
+      commandLine,
+      quoting: batch ? 'cmd' : 'msvcrt',
+      creationFlags: namedMask(CREATION_FLAGS, [
+        'CREATE_SUSPENDED',
+        'CREATE_UNICODE_ENVIRONMENT',
+        'EXTENDED_STARTUPINFO_PRESENT',
+        'CREATE_NO_WINDOW',
+      ]),
+      desktop: 'private',
+      stdin: 'NUL',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      inheritedHandles: 'stdin, stdout, stderr only (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)',
+      cwd: toNativePath(canonicalCwd(policy.cwd)),
+    },
+    ...(privateTmp ? { privateTmp } : {}),
+  };
+  return {
+    backend: 'windows',
+    executable: batch ? comspec : program,
+    args: command.slice(1),
+    env,
+    cwd: canonicalCwd(policy.cwd),
+    notEnforced: [...skipped, ...gaps],
+    commandLine,
+    spec,
+  };
+}
+
+function canonicalCwd(cwd: string): string {
+  const result = canonicalWindowsPath(cwd);
+  if (!result.ok || result.value.kind === 'all')
+    throw new CordonError(
+      'bad-cwd',
+      `working directory '${cwd}' is not usable on Windows — ${result.ok ? 'not a directory' : result.reason}`,
+    );
+  return result.value.path;
+}
+
+function describe(rule: PolicyRule): string {
+  switch (rule.source.kind) {
+    case 'profile':
+      return `profile ${rule.source.profile}`;
+    case 'flag':
+      return `flag ${rule.source.flag}`;
+    case 'protected':
+      return `protected: ${rule.source.reason}`;
+    case 'private-tmp':
+      return 'private temp dir';
+  }
+}
+
+function makeAce(path: string, type: 'allow' | 'deny', exists: boolean, reason: string): WindowsAce {
+  const names = type === 'allow' ? ALLOW_WRITE_RIGHTS : DENY_WRITE_RIGHTS;
+  return {
+    path,
+    nativePath: toNativePath(path),
+    type,
+    sid: deriveCordonSid(type === 'allow' ? 'write-root' : 'carve-out', path),
+    rights: namedMask(FILE_RIGHTS, names),
+    inheritance: INHERITANCE,
+    exists,
+    reason,
+  };
+}
