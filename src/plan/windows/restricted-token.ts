@@ -17,7 +17,7 @@
 //      order write-roots, carve-outs, logon SID, Everyone. Job: KILL_ON_JOB_CLOSE, UI limits.
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
-import { findGoverningRule } from '../../policy/access.ts';
+import { findGoverningRule, isWithin } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { NotEnforced, WindowsPlan } from '../types.ts';
 import { buildBatchCommandLine, buildCommandLine, isBatchFile } from './command-line.ts';
@@ -76,11 +76,19 @@ function canonicalRules(rules: readonly PolicyRule[], drive: string): PolicyRule
   );
 }
 
-/** Access the parent of `path` has, ignoring the rule on `path` itself. */
-function parentAccess(rules: readonly PolicyRule[], path: string): Access {
+/**
+ * Access the parent of `path` really has, ignoring the rule on `path` itself: 'write' only
+ * when the write rule governing it got an allow ACE (a missing or refused root grants nothing,
+ * so nothing beneath it needs a deny ACE).
+ */
+function parentAccess(rules: readonly PolicyRule[], path: string, aces: readonly WindowsAce[]): Access {
   if (path === '/') return 'none';
   const others = rules.filter((r) => pathKey(r.path) !== pathKey(path));
-  return findGoverningRule(others, parentOf(path))?.access ?? 'none';
+  const governing = findGoverningRule(others, parentOf(path));
+  if (!governing) return 'none';
+  if (governing.access !== 'write') return governing.access;
+  const granted = aces.some((a) => a.type === 'allow' && isWithin(governing.path, a.path));
+  return granted ? 'write' : 'read';
 }
 
 function cmdPath(host: HostInfo): string {
@@ -125,7 +133,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
   for (const rule of rules) {
     if (rule.path === '/') continue;
     if (findGoverningRule(rules, rule.path) !== rule) continue;
-    const parent = parentAccess(rules, rule.path);
+    const parent = parentAccess(rules, rule.path, aces);
     const canonical = canonicalWindowsPath(rule.path);
     const isUnc = canonical.ok && canonical.value.kind === 'unc';
     const kind = host.kind(rule.path);
