@@ -7,6 +7,7 @@ import {
   parentOf,
   toNativePath,
 } from '../../src/plan/windows/paths.ts';
+import { hasExplicitAce, parseDaclAces } from '../../src/plan/windows/sddl.ts';
 import { deriveCordonSid } from '../../src/plan/windows/sid.ts';
 
 describe('canonicalWindowsPath', () => {
@@ -98,5 +99,27 @@ describe('Windows environment', () => {
   });
   it('writes a double-NUL-terminated block', () => {
     expect(sortedEnvBlock({ b: '2', A: '1' })).toBe('A=1\0b=2\0\0');
+  });
+});
+
+describe('SDDL DACL reading', () => {
+  const sid = 'S-1-5-21-1-2-3-4';
+  const sddl = `O:S-1-5-21-9G:S-1-5-21-9D:PAI(D;OICI;0xd0156;;;${sid})(A;OICI;0x1301bf;;;${sid})(A;OICIID;FA;;;SY)(A;ID;FR;;;WD)S:(ML;;NW;;;LW)`;
+  it('parses the D: part only', () => {
+    expect(parseDaclAces(sddl).map((a) => [a.type, a.flags.join(''), a.rights, a.sid])).toEqual([
+      ['D', 'OICI', 0xd0156, sid],
+      ['A', 'OICI', 0x1301bf, sid],
+      ['A', 'OICIID', 0x1f01ff, 'SY'],
+      ['A', 'ID', 0x120089, 'WD'],
+    ]);
+  });
+  it('finds explicit ACEs and ignores inherited or different ones', () => {
+    expect(hasExplicitAce(sddl, { type: 'deny', sid, rights: 0xd0156 })).toBe(true);
+    expect(hasExplicitAce(sddl, { type: 'allow', sid: sid.toLowerCase(), rights: 0x1301bf })).toBe(true);
+    expect(hasExplicitAce(sddl, { type: 'allow', sid, rights: 0x1200a9 })).toBe(false);
+    expect(
+      hasExplicitAce(sddl.replace('(A;OICI;', '(A;OICIID;'), { type: 'allow', sid, rights: 0x1301bf }),
+    ).toBe(false);
+    expect(hasExplicitAce('D:', { type: 'allow', sid, rights: 1 })).toBe(false);
   });
 });
