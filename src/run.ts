@@ -2,6 +2,7 @@
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
 import { lstatSync, rmSync, statSync } from 'node:fs';
+import { launchWindowsPlan } from './backends/windows/launch.ts';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
@@ -183,18 +184,28 @@ export async function executePlan(
   const created = existingPlaceholders(plan);
   let outcome: SpawnOutcome;
   try {
-    outcome = await spawnPlan({
-      executable: plan.executable,
-      args: plan.args,
-      env: plan.env,
-      cwd: plan.cwd,
-      captureBytes: budget,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      subreaper: deps.subreaper,
-      onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
-      onProgress: options.onProgress,
-    });
+    outcome =
+      plan.backend === 'windows'
+        ? await launchWindowsPlan(plan, {
+            captureBytes: budget,
+            timeoutMs: options.timeoutMs,
+            signal: options.signal,
+            onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
+            onProgress: options.onProgress,
+            hostEnv: process.env,
+          })
+        : await spawnPlan({
+            executable: plan.executable,
+            args: plan.args,
+            env: plan.env,
+            cwd: plan.cwd,
+            captureBytes: budget,
+            timeoutMs: options.timeoutMs,
+            signal: options.signal,
+            subreaper: deps.subreaper,
+            onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
+            onProgress: options.onProgress,
+          });
   } finally {
     removePlaceholders(created);
   }
