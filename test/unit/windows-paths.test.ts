@@ -1,5 +1,6 @@
 // Windows path canonicalization, 8.3 detection, native spelling and capability SID derivation.
 import { describe, expect, it } from 'vitest';
+import { toPolicyPath } from '../../src/host/probe-win32.ts';
 import { buildWindowsEnv, sortedEnvBlock } from '../../src/plan/windows/env.ts';
 import {
   canonicalWindowsPath,
@@ -121,5 +122,17 @@ describe('SDDL DACL reading', () => {
       hasExplicitAce(sddl.replace('(A;OICI;', '(A;OICIID;'), { type: 'allow', sid, rights: 0x1301bf }),
     ).toBe(false);
     expect(hasExplicitAce('D:', { type: 'allow', sid, rights: 1 })).toBe(false);
+  });
+});
+
+describe('toPolicyPath (Windows probe)', () => {
+  it.each([
+    ['C:\\Users\\me\\', 'C:/Users/me'],
+    ['c:\\', 'C:/'],
+    ['\\\\?\\C:\\Users\\me', 'C:/Users/me'],
+    ['\\\\?\\UNC\\srv\\share\\x', '//srv/share/x'],
+    ['\\\\srv\\share', '//srv/share'],
+  ])('%s → %s', (native, policy) => {
+    expect(toPolicyPath(native)).toBe(policy);
   });
 });
