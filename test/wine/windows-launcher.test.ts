@@ -1,0 +1,80 @@
+// Wine lane (CORDON_WINE=1 only; not part of npm test): runs scripts/wine-smoke.sh, which drives
+// the real Windows launcher with node.exe 22 + koffi under Wine, and checks its results file and
+// the host side of the Wine prefix. Plumbing only — Wine enforces no restricting SID, ACL or job
+// UI limit, so nothing here is evidence of isolation (docs/windows.md "What is verified where").
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const enabled = process.env['CORDON_WINE'] === '1';
+const dir = process.env['CORDON_WINE_DIR'] ?? '/tmp/cordon-wine';
+
+describe.runIf(enabled)('Windows launcher under Wine (plumbing only)', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: JSON written by the smoke entry
+  let r: any;
+  it('runs the smoke entry under node.exe 22', () => {
+    const root = new URL('../..', import.meta.url).pathname;
+    execFileSync(join(root, 'scripts/wine-smoke.sh'), { stdio: 'ignore', timeout: 600_000 });
+    r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    expect({ node: r.node.startsWith('v22.'), platform: r.platform, koffi: r.koffi, done: r.done }).toEqual({
+      node: true,
+      platform: 'win32',
+      koffi: { loaded: true },
+      done: true,
+    });
+  }, 600_000);
+
+  it('returns the exit code and keeps stdout and stderr apart', () => {
+    expect([r.exitAndStreams.exitCode, r.exitAndStreams.stdout, r.exitAndStreams.stderr]).toEqual([
+      3,
+      'to-out',
+      'to-err',
+    ]);
+  });
+
+  it('gives the command stdin at EOF (NUL)', () => {
+    expect(r.stdinAtEof.stdout).toBe('eof 0');
+  });
+
+  it('points TEMP and TMP at a private dir and removes it afterwards (host side)', () => {
+    const [temp, tmp] = r.privateTemp.stdout.split('|');
+    expect(temp).toMatch(/\\cordon-[^\\]+$/);
+    expect(tmp).toBe(temp);
+    const tempDir = join(
+      dir,
+      'prefix/drive_c/users',
+      readdirSync(join(dir, 'prefix/drive_c/users')).find((u) => u !== 'Public')!,
+      'Temp',
+    );
+    expect(readdirSync(tempDir).filter((n) => n.startsWith('cordon-'))).toEqual([]);
+  });
+
+  it('timeout terminates the job, grandchild included; the control grandchild does run', () => {
+    expect([r.timeoutKillsGrandchild.timedOut, r.timeoutKillsGrandchild.grandchildWroteMarker]).toEqual([
+      true,
+      false,
+    ]);
+    expect(existsSync(join(dir, 'prefix/drive_c/cordon-smoke/grandchild-survived.txt'))).toBe(false);
+    expect([r.grandchildControl.exitCode, r.grandchildControl.grandchildWroteMarker]).toEqual([0, true]);
+  });
+
+  it('cancel terminates the job', () => {
+    expect([r.cancel.cancelled, r.cancel.timedOut]).toEqual([true, false]);
+  });
+
+  it('runs .cmd files through cmd.exe with their arguments', () => {
+    expect(r.batchFile.stdout).toBe('batch arg one\r\n');
+  });
+
+  it('reports a missing program as not-found before creating anything', () => {
+    expect([r.notFound.started, r.notFound.failure]).toEqual([false, 'not-found']);
+  });
+
+  it('applies the ACE calls without error and removes the .git placeholder (host side)', () => {
+    expect(r.exitAndStreams.acl.map((a: { path: string }) => a.path)).toContain('C:\\cordon-smoke');
+    expect(existsSync(join(dir, 'prefix/drive_c/cordon-smoke/.git'))).toBe(false);
+    // Wine accepts SetNamedSecurityInfoW but keeps no DACL on Unix files: the ACE is not read back.
+    expect(r.aclOnRoot.hasAllow).toBe(false);
+  });
+});
