@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { probeHost } from '../host/probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
+import { windowsDoctorChecks } from './doctor-windows.ts';
 
 function readSysctl(path: string): string | undefined {
   try {
@@ -70,6 +71,7 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
       detail: `actions: ${readSysctl('/proc/sys/kernel/seccomp/actions_avail') ?? 'unknown'}`,
     });
   }
+  if (host.platform === 'win32') checks.push(...windowsDoctorChecks());
   if (json) {
     write(1, `${JSON.stringify({ version: 1, platform: host.platform, checks, backends: verdicts })}\n`);
     return 0;

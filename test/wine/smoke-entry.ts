@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDaclSddl } from '../../src/backends/windows/acl.ts';
 import { launchWindowsPlan } from '../../src/backends/windows/launch.ts';
+import { windowsDoctorChecks } from '../../src/cli/doctor-windows.ts';
 import { probeWindowsHost } from '../../src/host/probe-win32.ts';
 import { loadWin32 } from '../../src/native/win32.ts';
 import { buildWindowsPlan } from '../../src/plan/windows/restricted-token.ts';
@@ -127,5 +128,6 @@ await step('aclOnRoot', () => {
   return { sddl, hasAllow: hasExplicitAce(sddl, { type: 'allow', sid, rights: 0x1301bf }) };
 });
 await step('secondRunAclIdempotent', () => run([node, '-e', '0']));
+await step('doctor', () => windowsDoctorChecks());
 results['done'] = true;
 save();

@@ -77,4 +77,15 @@ describe.runIf(enabled)('Windows launcher under Wine (plumbing only)', () => {
     // Wine accepts SetNamedSecurityInfoW but keeps no DACL on Unix files: the ACE is not read back.
     expect(r.aclOnRoot.hasAllow).toBe(false);
   });
+
+  it('doctor: restricted token is created, but Wine does not honour restricting SIDs', () => {
+    const byName = Object.fromEntries(r.doctor.map((c: { name: string; ok: boolean }) => [c.name, c.ok]));
+    expect({ token: byName['restricted token'], profile: byName['default profile'] }).toEqual({
+      token: false,
+      profile: false,
+    });
+    expect(r.doctor.find((c: { name: string }) => c.name === 'restricted token').detail).toMatch(
+      /IsTokenRestricted says no/,
+    );
+  });
 });

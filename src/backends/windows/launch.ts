@@ -220,6 +220,7 @@ export async function launchWindowsPlan(
     token = createRestrictedToken(
       w,
       plan.spec.token.flags.value,
+      plan.spec.token.denyOnlySids,
       plan.spec.token.restrictingSids,
       plan.spec.token.defaultDacl,
       (entry) =>

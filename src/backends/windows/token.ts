@@ -83,6 +83,7 @@ export function securityDescriptorFromSddl(w: Win32, sddl: string): { sd: Ptr; d
 export function createRestrictedToken(
   w: Win32,
   flags: number,
+  denyOnly: readonly string[],
   sids: readonly RestrictingSid[],
   defaultDaclSddl: string,
   resolveSid: (sid: RestrictingSid) => string | undefined,
@@ -122,17 +123,35 @@ export function createRestrictedToken(
       check(w, `ConvertStringSidToSidW(${text})`, w.adv['ConvertStringSidToSidW']!(text, out));
       sidPtrs.push(out[0] as unknown as Ptr);
     }
+    const restrictCount = sidPtrs.length;
+    for (const text of denyOnly) {
+      const out = [null];
+      check(w, `ConvertStringSidToSidW(${text})`, w.adv['ConvertStringSidToSidW']!(text, out));
+      sidPtrs.push(out[0] as unknown as Ptr);
+    }
+    // One SID_AND_ATTRIBUTES array: restricting SIDs first, then the deny-only ones.
     const mem = allocBytes(w, sidPtrs.length * 16);
     array = mem.ptr;
-    sidPtrs.forEach((sid, i) => {
+    for (const [i, sid] of sidPtrs.entries()) {
       mem.view.writeBigUInt64LE(sid, i * 16);
       mem.view.writeUInt32LE(0, i * 16 + 8);
-    });
+    }
+    const disable = array + BigInt(restrictCount * 16);
     const out = [null];
     check(
       w,
       'CreateRestrictedToken',
-      w.adv['CreateRestrictedToken']!(base, flags, 0, null, 0, null, sidPtrs.length, array, out),
+      w.adv['CreateRestrictedToken']!(
+        base,
+        flags,
+        denyOnly.length,
+        denyOnly.length > 0 ? disable : null,
+        0,
+        null,
+        restrictCount,
+        array,
+        out,
+      ),
     );
     const token = out[0] as unknown as Ptr;
     const daclText = defaultDaclSddl.replace('{logon}', logonSid ?? 'S-1-1-0');

@@ -23,7 +23,7 @@ import type { NotEnforced, WindowsPlan } from '../types.ts';
 import { buildBatchCommandLine, buildCommandLine, isBatchFile } from './command-line.ts';
 import { buildWindowsEnv } from './env.ts';
 import { canonicalWindowsPath, hasShortNameComponent, parentOf, pathKey, toNativePath } from './paths.ts';
-import { deriveCordonSid, EVERYONE_SID, SYSTEM_SID } from './sid.ts';
+import { ADMINISTRATORS_SID, deriveCordonSid, EVERYONE_SID, SYSTEM_SID } from './sid.ts';
 import {
   ALLOW_WRITE_RIGHTS,
   CREATION_FLAGS,
@@ -232,6 +232,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     token: {
       source: 'OpenProcessToken(current process)',
       flags: namedMask(TOKEN_FLAGS, ['DISABLE_MAX_PRIVILEGE', 'LUA_TOKEN', 'WRITE_RESTRICTED']),
+      denyOnlySids: [ADMINISTRATORS_SID],
       restrictingSids,
       defaultDacl: `D:(A;;GA;;;${SYSTEM_SID})(A;;GA;;;{logon})(A;;GA;;;${EVERYONE_SID})`,
       privileges: 'all removed but SeChangeNotifyPrivilege (DISABLE_MAX_PRIVILEGE)',

@@ -21,3 +21,4 @@ export function deriveCordonSid(role: CordonSidRole, path: string): string {
 
 export const EVERYONE_SID = 'S-1-1-0';
 export const SYSTEM_SID = 'S-1-5-18';
+export const ADMINISTRATORS_SID = 'S-1-5-32-544';

@@ -140,6 +140,8 @@ export interface WindowsSpec {
   readonly token: {
     readonly source: 'OpenProcessToken(current process)';
     readonly flags: NamedMask;
+    /** Made deny-only (SidsToDisable): an elevated cordon does not hand admin rights down. */
+    readonly denyOnlySids: readonly string[];
     /** In this order: write-root SIDs, carve-out SIDs, the logon SID, Everyone. */
     readonly restrictingSids: readonly RestrictingSid[];
     /** SDDL of TokenDefaultDacl; {logon} is the logon SID read at launch. */
