@@ -21,6 +21,7 @@ function toNative(path: string): string {
 }
 
 export function windowsRealpath(path: string): string {
+  if (path === '/') return '/'; // the policy's "every drive", not the current drive's root
   try {
     return toPolicyPath(realpathSync.native(toNative(path)));
   } catch {
