@@ -120,14 +120,15 @@ export function isNullHandle(h: Ptr | null | undefined): boolean {
 }
 
 export class Win32Error extends Error {
-  constructor(
-    readonly call: string,
-    readonly code: number,
-  ) {
+  readonly call: string;
+  readonly code: number;
+  constructor(call: string, code: number) {
     super(
       `${call} failed: Win32 error ${code}${WIN32_ERROR_NAMES[code] ? ` (${WIN32_ERROR_NAMES[code]})` : ''}`,
     );
     this.name = 'Win32Error';
+    this.call = call;
+    this.code = code;
   }
 }
 
