@@ -37,6 +37,21 @@ mkdir -p "$WINEPREFIX/drive_c/cordon-smoke"
 smoke_win=$(winepath -w "$dir/npm/smoke.mjs")
 results_win=$(winepath -w "$dir/results.json")
 timeout 180 wine "$node_exe" "$smoke_win" "$results_win" "$work_win" >"$dir/stdout.txt" 2>"$dir/stderr.txt" || true
+
+# End to end through the real CLI entry (probe → policy → plan → launcher → result JSON).
+"$root/node_modules/.bin/esbuild" "$root/test/wine/cli-entry.ts" --bundle --platform=node --format=esm \
+  --target=node22 --external:koffi --outfile="$dir/npm/cli.mjs" --log-level=warning \
+  --define:__CORDON_VERSION__='"wine-smoke"' \
+  --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+cli_win=$(winepath -w "$dir/npm/cli.mjs")
+cli() { # name, cordon args...
+  local name=$1; shift
+  (cd "$WINEPREFIX/drive_c/cordon-smoke" && timeout 120 wine "$node_exe" "$cli_win" "$@" >"$dir/cli-$name.out" 2>"$dir/cli-$name.err"; echo $? >"$dir/cli-$name.code") || true
+}
+cli default --json -- cmd.exe /c echo hi
+cli net --net --json -- cmd.exe /c "echo hi& echo oops 1>&2& exit /b 7"
+cli timeout --net --json -t 1s -- cmd.exe /c "ping -n 30 127.0.0.1 >NUL"
+cli explain explain --net -- cmd.exe /c echo hi
 wineserver -k 2>/dev/null || true
 echo "$dir/results.json"
 test -f "$dir/results.json"

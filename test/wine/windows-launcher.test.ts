@@ -88,4 +88,39 @@ describe.runIf(enabled)('Windows launcher under Wine (plumbing only)', () => {
       /IsTokenRestricted says no/,
     );
   });
+
+  const cli = (name: string) => ({
+    code: Number(readFileSync(join(dir, `cli-${name}.code`), 'utf8').trim()),
+    out: readFileSync(join(dir, `cli-${name}.out`), 'utf8'),
+  });
+
+  it('CLI end to end: the default profile is refused with 125 (network off cannot be enforced)', () => {
+    const { code, out } = cli('default');
+    expect([code, JSON.parse(out).error.code]).toEqual([125, 'policy-unenforceable']);
+  });
+
+  it('CLI end to end: --net runs through the launcher, separate streams, exit code kept', () => {
+    const { code, out } = cli('net');
+    const result = JSON.parse(out);
+    expect([
+      code,
+      result.backend,
+      result.status,
+      result.exitStatus,
+      result.stdout.text,
+      result.stderr.text,
+    ]).toEqual([7, 'windows', 'exited', 7, 'hi\r\n', 'oops \r\n']);
+  });
+
+  it('CLI end to end: -t 1s ends the tree with exit 124', () => {
+    const { code, out } = cli('timeout');
+    expect([code, JSON.parse(out).status]).toEqual([124, 'timed-out']);
+  });
+
+  it('CLI end to end: explain on Windows itself prints the plan', () => {
+    const { code, out } = cli('explain');
+    expect(code).toBe(0);
+    expect(out).toContain('backend: windows');
+    expect(out).toContain('"WRITE_RESTRICTED"');
+  });
 });
