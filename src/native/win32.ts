@@ -45,6 +45,7 @@ const KERNEL32 = [
   'uint32_t __stdcall WaitForSingleObject(void *h, uint32_t ms)',
   'bool __stdcall GetExitCodeProcess(void *process, _Out_ uint32_t *code)',
   'void *__stdcall LocalFree(void *mem)',
+  'uint32_t __stdcall GetDriveTypeW(const char16_t *root)',
 ];
 
 const ADVAPI32 = [

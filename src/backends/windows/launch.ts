@@ -81,6 +81,26 @@ function wrapSetupError(error: unknown): never {
   );
 }
 
+const DRIVE_REMOTE = 4;
+
+/**
+ * ACEs on a mapped network drive are checked by the file server against the user, not the
+ * restricted token (the same reason UNC rules are refused in the plan): refuse.
+ */
+function refuseNetworkDrives(w: Win32, plan: WindowsPlan): void {
+  const paths = [...plan.spec.acl.aces.map((a) => a.nativePath), plan.spec.privateTmp?.parent ?? ''];
+  for (const path of paths) {
+    const drive = /^(?:\\\\\?\\)?([A-Za-z]):/.exec(path)?.[1];
+    if (drive === undefined) continue;
+    if (w.k32['GetDriveTypeW']!(`${drive}:\\`) === DRIVE_REMOTE) {
+      throw new CordonError(
+        'policy-unenforceable',
+        `'${path}' is on the network drive ${drive}: — the file server checks the user, not the restricted token, so cordon cannot keep writes out of it; run from a local drive`,
+      );
+    }
+  }
+}
+
 /** Prepares the file system: private temp dir, placeholders, ACEs. Returns undo steps. */
 function prepareFiles(w: Win32, plan: WindowsPlan, cleanups: Cleanup[], request: WindowsLaunchRequest) {
   const env: Record<string, string> = { ...plan.env };
@@ -215,6 +235,7 @@ export async function launchWindowsPlan(
   let errRead: Ptr;
   try {
     // 1. files
+    refuseNetworkDrives(w, plan);
     const { env, tmpSid } = prepareFiles(w, plan, cleanups, request);
     // 2. token and desktop
     token = createRestrictedToken(
