@@ -50,7 +50,7 @@ function render(c: Case): string {
     lines.push('ACEs:');
     for (const a of spec.acl.aces)
       lines.push(
-        `  ${a.type.padEnd(5)} 0x${a.rights.value.toString(16).padStart(6, '0')} CI|OI ${a.nativePath}${a.exists ? '' : ' (missing)'}  — ${a.reason}`,
+        `  ${a.type.padEnd(5)} 0x${a.rights.value.toString(16).padStart(6, '0')} ${a.inheritance.value === 3 ? 'CI|OI' : 'file '} ${a.nativePath}${a.exists ? '' : ' (missing)'}  — ${a.reason}`,
       );
     for (const p of spec.acl.placeholders) lines.push(`placeholder: ${p.kind} ${p.nativePath}`);
     if (spec.privateTmp)

@@ -166,7 +166,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
         skipped.push({ path: rule.path, access: 'write', reason: 'does not exist on this machine; skipped' });
         continue;
       }
-      aces.push(makeAce(rule.path, 'allow', exists, `writable root (${describe(rule)})`));
+      aces.push(makeAce(rule.path, 'allow', kind === 'dir', exists, `writable root (${describe(rule)})`));
     } else if (rule.access !== 'write' && parent === 'write') {
       if (!exists) {
         if (host.kind(parentOf(rule.path)) !== 'dir') {
@@ -183,6 +183,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
         makeAce(
           rule.path,
           'deny',
+          kind === 'dir',
           exists,
           `${rule.access === 'none' ? 'denied' : 'read-only'} inside a writable root (${describe(rule)})`,
         ),
@@ -301,7 +302,16 @@ function describe(rule: PolicyRule): string {
   }
 }
 
-function makeAce(path: string, type: 'allow' | 'deny', exists: boolean, reason: string): WindowsAce {
+/** Files carry no inheritance flags (nothing inherits from a file); directories CI|OI. */
+const NO_INHERITANCE = { names: [] as string[], value: 0 };
+
+function makeAce(
+  path: string,
+  type: 'allow' | 'deny',
+  isDir: boolean,
+  exists: boolean,
+  reason: string,
+): WindowsAce {
   const names = type === 'allow' ? ALLOW_WRITE_RIGHTS : DENY_WRITE_RIGHTS;
   return {
     path,
@@ -309,7 +319,7 @@ function makeAce(path: string, type: 'allow' | 'deny', exists: boolean, reason: 
     type,
     sid: deriveCordonSid(type === 'allow' ? 'write-root' : 'carve-out', path),
     rights: namedMask(FILE_RIGHTS, names),
-    inheritance: INHERITANCE,
+    inheritance: isDir ? INHERITANCE : NO_INHERITANCE,
     exists,
     reason,
   };

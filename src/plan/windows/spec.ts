@@ -122,7 +122,7 @@ export interface WindowsAce {
   readonly type: 'allow' | 'deny';
   readonly sid: string;
   readonly rights: NamedMask;
-  /** Always container + object inherit: the rule covers the whole subtree. */
+  /** Container + object inherit on directories (the rule covers the subtree); none on files. */
   readonly inheritance: NamedMask;
   /** Whether the path exists when the plan is built; a missing carve-out gets a placeholder. */
   readonly exists: boolean;
