@@ -8,7 +8,7 @@ import {
   parentOf,
   toNativePath,
 } from '../../src/plan/windows/paths.ts';
-import { hasExplicitAce, parseDaclAces } from '../../src/plan/windows/sddl.ts';
+import { grantsWriteTo, hasExplicitAce, parseDaclAces } from '../../src/plan/windows/sddl.ts';
 import { deriveCordonSid } from '../../src/plan/windows/sid.ts';
 
 describe('canonicalWindowsPath', () => {
@@ -134,5 +134,16 @@ describe('toPolicyPath (Windows probe)', () => {
     ['\\\\srv\\share', '//srv/share'],
   ])('%s → %s', (native, policy) => {
     expect(toPolicyPath(native)).toBe(policy);
+  });
+});
+
+describe('grantsWriteTo (world-writable audit)', () => {
+  it('flags allow ACEs with write-like rights for the given SIDs only', () => {
+    expect(grantsWriteTo('D:(A;OICI;0x1200a9;;;WD)(A;OICI;FA;;;SY)', ['WD', 'S-1-1-0'])).toBe(false);
+    expect(grantsWriteTo('D:(A;OICI;FA;;;WD)', ['WD'])).toBe(true);
+    expect(grantsWriteTo('D:(A;OICIIO;0x2;;;WD)', ['WD'])).toBe(true);
+    expect(grantsWriteTo('D:(A;;0x1301bf;;;S-1-5-5-0-1)', ['WD', 'S-1-5-5-0-1'])).toBe(true);
+    expect(grantsWriteTo('D:(D;OICI;FA;;;WD)(A;OICI;FR;;;WD)', ['WD'])).toBe(false);
+    expect(grantsWriteTo('D:(A;OICI;FA;;;AU)', ['WD'])).toBe(false);
   });
 });

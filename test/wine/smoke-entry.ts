@@ -55,13 +55,13 @@ async function run(command: string[], options: { timeoutMs?: number; signal?: Ab
     host,
     bestEffort: false,
   });
-  let acl: unknown;
+  let acl: unknown[] = [];
   const outcome = await launchWindowsPlan(plan, {
     captureBytes: 0,
     hostEnv: process.env,
     drainMs: 500,
     onAcl: (r) => {
-      acl = r;
+      acl = [...acl, ...r];
     },
     ...options,
   });

@@ -33,6 +33,7 @@ import { sortedEnvBlock } from '../../plan/windows/env.ts';
 import { deriveCordonSid } from '../../plan/windows/sid.ts';
 import { ALLOW_WRITE_RIGHTS, INHERIT_CONTAINERS_AND_OBJECTS, rightsMask } from '../../plan/windows/spec.ts';
 import { type AceResult, ensureAce } from './acl.ts';
+import { auditWorldWritable } from './audit.ts';
 import { resolveWindowsProgram } from './resolve-program.ts';
 import { createRestrictedToken, securityDescriptorFromSddl } from './token.ts';
 
@@ -249,6 +250,21 @@ export async function launchWindowsPlan(
     );
     const t = token;
     cleanups.push(() => t.close());
+    const audited = auditWorldWritable(w, {
+      sid: plan.spec.audit.sid,
+      maxEntries: plan.spec.audit.maxEntries,
+      budgetMs: plan.spec.audit.budgetMs,
+      writableRoots: [
+        ...plan.spec.acl.aces.filter((a) => a.type === 'allow').map((a) => a.nativePath),
+        ...(env['TEMP'] && plan.spec.privateTmp ? [env['TEMP']] : []),
+      ],
+      pathDirs: (Object.entries(env).find(([k]) => k.toUpperCase() === 'PATH')?.[1] ?? '')
+        .split(';')
+        .filter((d) => d.trim() !== ''),
+      hostEnv: request.hostEnv,
+      logonSid: token.logonSid,
+    });
+    request.onAcl?.(audited);
     let desktopName: Ptr | null = null;
     const ssh = ['SSH_CONNECTION', 'SSH_CLIENT', 'SSH_TTY'].some((k) => (request.hostEnv[k] ?? '') !== '');
     if (!ssh) {

@@ -23,7 +23,7 @@ import type { NotEnforced, WindowsPlan } from '../types.ts';
 import { buildBatchCommandLine, buildCommandLine, isBatchFile } from './command-line.ts';
 import { buildWindowsEnv } from './env.ts';
 import { canonicalWindowsPath, hasShortNameComponent, parentOf, pathKey, toNativePath } from './paths.ts';
-import { ADMINISTRATORS_SID, deriveCordonSid, EVERYONE_SID, SYSTEM_SID } from './sid.ts';
+import { ADMINISTRATORS_SID, deriveCordonSid, EVERYONE_SID, SYSTEM_SID, WORLD_WRITABLE_SID } from './sid.ts';
 import {
   ALLOW_WRITE_RIGHTS,
   CREATION_FLAGS,
@@ -207,6 +207,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     ...aces
       .filter((a) => a.type === 'deny')
       .map((a) => ({ sid: a.sid, role: 'carve-out' as const, path: a.path })),
+    { sid: WORLD_WRITABLE_SID, role: 'carve-out', path: '(world-writable directories found at launch)' },
     { sid: '{logon}', role: 'logon' },
     { sid: EVERYONE_SID, role: 'everyone' },
   ];
@@ -240,6 +241,13 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
       integrityLevel: 'unchanged (medium): a lower level would also forbid writes to the writable roots',
     },
     acl: { persistence: 'persistent', aces, placeholders },
+    audit: {
+      sid: WORLD_WRITABLE_SID,
+      scope:
+        'the system drive root and its subdirectories, every PATH directory, PUBLIC, ProgramData — outside the writable roots, not following links',
+      maxEntries: 500,
+      budgetMs: 2000,
+    },
     job: {
       limits: namedMask(JOB_LIMITS, [
         'JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE',

@@ -77,3 +77,21 @@ export function hasExplicitAce(
       ace.flags.includes('CI') === ((inheritance & 0x2) !== 0),
   );
 }
+
+/** Rights that change an object or its children: any of them granted is "writable". */
+const WRITE_LIKE = 0x2 | 0x4 | 0x10 | 0x40 | 0x100 | 0x10000 | 0x40000 | 0x80000 | 0x10000000 | 0x40000000;
+
+/**
+ * Whether the DACL lets one of `sids` (SDDL aliases like WD, or S-1-… strings) write: an allow
+ * ACE with a write-like right, including inherit-only ones (they make new children writable).
+ * Such a SID being a restricting SID of the sandbox makes the object writable from inside it.
+ */
+export function grantsWriteTo(sddl: string, sids: readonly string[]): boolean {
+  const wanted = new Set(sids.map((s) => s.toUpperCase()));
+  return parseDaclAces(sddl).some(
+    (ace) =>
+      ace.type === 'A' &&
+      wanted.has(ace.sid) &&
+      (ace.rights === undefined || (ace.rights & WRITE_LIKE) !== 0),
+  );
+}

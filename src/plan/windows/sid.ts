@@ -22,3 +22,10 @@ export function deriveCordonSid(role: CordonSidRole, path: string): string {
 export const EVERYONE_SID = 'S-1-1-0';
 export const SYSTEM_SID = 'S-1-5-18';
 export const ADMINISTRATORS_SID = 'S-1-5-32-544';
+
+/**
+ * Held by every sandbox: the launcher puts deny-write ACEs for it on directories that grant
+ * Everyone or the logon SID write access outside the writable roots (backends/windows/audit.ts),
+ * since those two are restricting SIDs and would otherwise open such directories to the command.
+ */
+export const WORLD_WRITABLE_SID = deriveCordonSid('carve-out', '(world-writable)');

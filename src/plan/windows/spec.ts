@@ -155,6 +155,13 @@ export interface WindowsSpec {
     readonly aces: readonly WindowsAce[];
     readonly placeholders: readonly WindowsPlaceholder[];
   };
+  /** Launch-time audit for directories Everyone or the logon SID may write (audit.ts). */
+  readonly audit: {
+    readonly sid: string;
+    readonly scope: string;
+    readonly maxEntries: number;
+    readonly budgetMs: number;
+  };
   readonly job: {
     readonly limits: NamedMask;
     readonly uiRestrictions: NamedMask;
