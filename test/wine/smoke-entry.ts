@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDaclSddl } from '../../src/backends/windows/acl.ts';
+import { auditWorldWritable, candidateDirs } from '../../src/backends/windows/audit.ts';
 import { launchWindowsPlan } from '../../src/backends/windows/launch.ts';
 import { windowsDoctorChecks } from '../../src/cli/doctor-windows.ts';
 import { probeWindowsHost } from '../../src/host/probe-win32.ts';
@@ -128,6 +129,24 @@ await step('aclOnRoot', () => {
   return { sddl, hasAllow: hasExplicitAce(sddl, { type: 'allow', sid, rights: 0x1301bf }) };
 });
 await step('secondRunAclIdempotent', () => run([node, '-e', '0']));
+await step('audit', () => {
+  const input = {
+    sid: 'S-1-5-21-1-2-3-4',
+    maxEntries: 500,
+    budgetMs: 2000,
+    writableRoots: [cwd.replace(/\//g, '\\')],
+    pathDirs: (process.env['PATH'] ?? '').split(';').filter((d) => d !== ''),
+    hostEnv: process.env,
+    logonSid: undefined,
+  };
+  const started = performance.now();
+  const hits = auditWorldWritable(loadWin32(), input);
+  return {
+    candidates: candidateDirs(input).length,
+    hits: hits.length,
+    ms: Math.round(performance.now() - started),
+  };
+});
 await step('doctor', () => windowsDoctorChecks());
 results['done'] = true;
 save();

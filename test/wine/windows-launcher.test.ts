@@ -89,6 +89,11 @@ describe.runIf(enabled)('Windows launcher under Wine (plumbing only)', () => {
     );
   });
 
+  it('world-writable audit walks its candidates (Wine grants Everyone no write: no hits)', () => {
+    expect(r.audit.candidates).toBeGreaterThan(3);
+    expect(r.audit.hits).toBe(0);
+  });
+
   const cli = (name: string) => ({
     code: Number(readFileSync(join(dir, `cli-${name}.code`), 'utf8').trim()),
     out: readFileSync(join(dir, `cli-${name}.out`), 'utf8'),
