@@ -1,6 +1,7 @@
 // The Windows launcher (impure edge): runs a WindowsPlan. In order:
 //   1. private temp dir, placeholders for missing carve-outs, ACEs (acl.ts; idempotent)
-//   2. restricted token (token.ts), a private desktop whose DACL admits the logon SID
+//   2. restricted token (token.ts), world-writable audit (audit.ts), a private desktop whose
+//      DACL admits the logon SID
 //   3. stdin = NUL, stdout/stderr = anonymous pipes; only these three handles are inheritable
 //      to the child (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)
 //   4. CreateProcessAsUserW suspended → AssignProcessToJobObject (KILL_ON_JOB_CLOSE, UI limits)
