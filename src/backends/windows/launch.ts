@@ -11,44 +11,23 @@
 //      terminated so leftovers die and the pipes close
 //   6. cleanup: handles, desktop, placeholders still empty, the private temp dir
 // Verified only for plumbing under Wine (docs/windows.md); Wine enforces no token or ACL.
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { win32 as winPath } from 'node:path';
 import { CordonError } from '../../errors.ts';
 import { StreamCollector } from '../../exec/collector.ts';
 import type { SpawnOutcome } from '../../exec/spawn.ts';
-import {
-  allocBytes,
-  allocWide,
-  check,
-  freeBytes,
-  isNullHandle,
-  loadWin32,
-  type Ptr,
-  type Win32,
-  Win32Error,
-} from '../../native/win32.ts';
+import { allocBytes, freeBytes, loadWin32, type Ptr, type Win32 } from '../../native/win32.ts';
 import { DRAIN_AFTER_EXIT_MS } from '../../options/defaults.ts';
 import type { WindowsPlan } from '../../plan/types.ts';
 import { buildBatchCommandLine } from '../../plan/windows/command-line.ts';
-import { sortedEnvBlock } from '../../plan/windows/env.ts';
-import { deriveCordonSid } from '../../plan/windows/sid.ts';
-import { ALLOW_WRITE_RIGHTS, INHERIT_CONTAINERS_AND_OBJECTS, rightsMask } from '../../plan/windows/spec.ts';
-import { type AceResult, ensureAce } from './acl.ts';
+import type { AceResult } from './acl.ts';
 import { auditWorldWritable } from './audit.ts';
+import { type Cleanup, prepareFiles, refuseNetworkDrives } from './prepare-files.ts';
 import { resolveWindowsProgram } from './resolve-program.ts';
-import { createRestrictedToken, securityDescriptorFromSddl } from './token.ts';
+import { startInJob, TERMINATED_EXIT } from './start-process.ts';
+import { createRestrictedToken } from './token.ts';
 
-const GENERIC_READ = 0x80000000;
-const GENERIC_ALL = 0x10000000;
-const OPEN_EXISTING = 3;
-const HANDLE_FLAG_INHERIT = 1;
-const STARTF_USESTDHANDLES = 0x100;
-const PROC_THREAD_ATTRIBUTE_HANDLE_LIST = 0x20002;
-const JOB_EXTENDED_LIMIT_CLASS = 9;
-const JOB_UI_RESTRICTIONS_CLASS = 4;
 const INFINITE = 0xffffffff;
 const READ_CHUNK = 64 * 1024;
-const TERMINATED_EXIT = 1;
 
 export interface WindowsLaunchRequest {
   readonly captureBytes: number;
@@ -63,17 +42,6 @@ export interface WindowsLaunchRequest {
   readonly onAcl?: ((results: readonly AceResult[]) => void) | undefined;
 }
 
-type Cleanup = () => void;
-
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function wrapSetupError(error: unknown): never {
   if (error instanceof CordonError) throw error;
   const message = error instanceof Error ? error.message : String(error);
@@ -81,83 +49,6 @@ function wrapSetupError(error: unknown): never {
     'backend-unavailable',
     `could not set up the Windows sandbox: ${message} — nothing was run; cordon doctor shows what this machine supports`,
   );
-}
-
-const DRIVE_REMOTE = 4;
-
-/**
- * ACEs on a mapped network drive are checked by the file server against the user, not the
- * restricted token (the same reason UNC rules are refused in the plan): refuse.
- */
-function refuseNetworkDrives(w: Win32, plan: WindowsPlan): void {
-  const paths = [...plan.spec.acl.aces.map((a) => a.nativePath), plan.spec.privateTmp?.parent ?? ''];
-  for (const path of paths) {
-    const drive = /^(?:\\\\\?\\)?([A-Za-z]):/.exec(path)?.[1];
-    if (drive === undefined) continue;
-    if (w.k32['GetDriveTypeW']!(`${drive}:\\`) === DRIVE_REMOTE) {
-      throw new CordonError(
-        'policy-unenforceable',
-        `'${path}' is on the network drive ${drive}: — the file server checks the user, not the restricted token, so cordon cannot keep writes out of it; run from a local drive`,
-      );
-    }
-  }
-}
-
-/** Prepares the file system: private temp dir, placeholders, ACEs. Returns undo steps. */
-function prepareFiles(w: Win32, plan: WindowsPlan, cleanups: Cleanup[], request: WindowsLaunchRequest) {
-  const env: Record<string, string> = { ...plan.env };
-  let tmpSid: string | undefined;
-  const aces = plan.spec.acl.aces.map((a) => ({
-    nativePath: a.nativePath,
-    type: a.type,
-    sid: a.sid,
-    rights: a.rights.value,
-    inheritance: a.inheritance.value,
-  }));
-  const privateTmp = plan.spec.privateTmp;
-  if (privateTmp) {
-    const dir = mkdtempSync(winPath.join(privateTmp.parent.replace(/\//g, '\\'), privateTmp.prefix));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    for (const name of privateTmp.env) env[name] = dir;
-    tmpSid = deriveCordonSid('write-root', dir.replace(/\\/g, '/'));
-    aces.push({
-      nativePath: dir,
-      type: 'allow',
-      sid: tmpSid,
-      rights: rightsMask(ALLOW_WRITE_RIGHTS),
-      inheritance: INHERIT_CONTAINERS_AND_OBJECTS,
-    });
-  }
-  for (const placeholder of plan.spec.acl.placeholders) {
-    if (exists(placeholder.nativePath)) continue;
-    writeFileSync(placeholder.nativePath, '', { flag: 'wx' });
-    cleanups.push(() => {
-      try {
-        if (statSync(placeholder.nativePath).size === 0) rmSync(placeholder.nativePath, { force: true });
-      } catch {
-        // gone already
-      }
-    });
-  }
-  const results: AceResult[] = [];
-  for (const ace of aces) {
-    if (!exists(ace.nativePath)) continue; // vanished since planning: nothing to grant or protect
-    results.push(ensureAce(w, ace, () => performance.now()));
-  }
-  request.onAcl?.(results);
-  return { env, tmpSid };
-}
-
-function inheritableAttributes(w: Win32, sd: Ptr | undefined, inherit: boolean): { ptr: Ptr } {
-  const mem = allocBytes(w, 24);
-  mem.view.writeUInt32LE(24, 0);
-  mem.view.writeBigUInt64LE(sd ?? 0n, 8);
-  mem.view.writeUInt32LE(inherit ? 1 : 0, 16);
-  return { ptr: mem.ptr };
-}
-
-function closeHandle(w: Win32, h: Ptr | null | undefined): void {
-  if (!isNullHandle(h)) w.k32['CloseHandle']!(h);
 }
 
 function readAll(w: Win32, handle: Ptr, collector: StreamCollector, onChunk: () => void): Promise<void> {
@@ -238,7 +129,7 @@ export async function launchWindowsPlan(
   try {
     // 1. files
     refuseNetworkDrives(w, plan);
-    const { env, tmpSid } = prepareFiles(w, plan, cleanups, request);
+    const { env, tmpSid } = prepareFiles(w, plan, cleanups, request.onAcl);
     // 2. token and desktop
     token = createRestrictedToken(
       w,
@@ -266,150 +157,27 @@ export async function launchWindowsPlan(
       logonSid: token.logonSid,
     });
     request.onAcl?.(audited);
-    let desktopName: Ptr | null = null;
-    const ssh = ['SSH_CONNECTION', 'SSH_CLIENT', 'SSH_TTY'].some((k) => (request.hostEnv[k] ?? '') !== '');
-    if (!ssh) {
-      const name = `cordon-${process.pid}-${Math.floor(performance.now()).toString(36)}`;
-      const { sd } = securityDescriptorFromSddl(w, `D:(A;;GA;;;SY)(A;;GA;;;${token.logonSid ?? 'WD'})`);
-      const sa = inheritableAttributes(w, sd, false);
-      const desktop = w.user['CreateDesktopW']!(name, null, null, 0, GENERIC_ALL, sa.ptr);
-      freeBytes(w, sa.ptr);
-      w.k32['LocalFree']!(sd);
-      if (isNullHandle(desktop)) throw new Win32Error('CreateDesktopW', w.k32['GetLastError']!());
-      cleanups.push(() => w.user['CloseDesktop']!(desktop));
-      desktopName = allocWide(w, `WinSta0\\${name}`);
-      const dn = desktopName;
-      cleanups.push(() => freeBytes(w, dn));
-    }
-
-    // 3. stdio
-    const inherit = inheritableAttributes(w, undefined, true);
-    cleanups.push(() => freeBytes(w, inherit.ptr));
-    const nul = w.k32['CreateFileW']!('NUL', GENERIC_READ, 3, inherit.ptr, OPEN_EXISTING, 0, null);
-    if (isNullHandle(nul)) throw new Win32Error('CreateFileW(NUL)', w.k32['GetLastError']!());
-    const pipes: Ptr[][] = [];
-    for (const stream of ['stdout', 'stderr']) {
-      const r = [null];
-      const wr = [null];
-      check(w, `CreatePipe(${stream})`, w.k32['CreatePipe']!(r, wr, inherit.ptr, 0));
-      check(w, 'SetHandleInformation', w.k32['SetHandleInformation']!(r[0], HANDLE_FLAG_INHERIT, 0));
-      pipes.push([r[0] as unknown as Ptr, wr[0] as unknown as Ptr]);
-    }
-    outRead = pipes[0]![0]!;
-    errRead = pipes[1]![0]!;
-    const childEnds = [nul as Ptr, pipes[0]![1]!, pipes[1]![1]!];
-    const closeChildEnds = () => {
-      for (const h of childEnds.splice(0)) closeHandle(w, h);
-    };
-    cleanups.push(closeChildEnds);
-
-    // attribute list with the handle list
-    const size = [0];
-    w.k32['InitializeProcThreadAttributeList']!(null, 1, 0, size);
-    const list = allocBytes(w, size[0]!);
-    cleanups.push(() => freeBytes(w, list.ptr));
-    check(
+    const started = startInJob(
       w,
-      'InitializeProcThreadAttributeList',
-      w.k32['InitializeProcThreadAttributeList']!(list.ptr, 1, 0, size),
+      {
+        token: token.token,
+        logonSid: token.logonSid,
+        application,
+        commandLine,
+        env,
+        cwd: cwdNative,
+        creationFlags: plan.spec.process.creationFlags.value,
+        jobLimits: plan.spec.job.limits.value,
+        uiRestrictions: plan.spec.job.uiRestrictions.value,
+        hostEnv: request.hostEnv,
+      },
+      cleanups,
     );
-    cleanups.push(() => w.k32['DeleteProcThreadAttributeList']!(list.ptr));
-    const handles = allocBytes(w, 24);
-    cleanups.push(() => freeBytes(w, handles.ptr));
-    for (const [i, h] of childEnds.entries()) handles.view.writeBigUInt64LE(h, i * 8);
-    check(
-      w,
-      'UpdateProcThreadAttribute(HANDLE_LIST)',
-      w.k32['UpdateProcThreadAttribute']!(
-        list.ptr,
-        0,
-        PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
-        handles.ptr,
-        24,
-        null,
-        null,
-      ),
-    );
-    const si = allocBytes(w, 112);
-    cleanups.push(() => freeBytes(w, si.ptr));
-    si.view.writeUInt32LE(112, 0);
-    si.view.writeBigUInt64LE(desktopName ?? 0n, 16);
-    si.view.writeUInt32LE(STARTF_USESTDHANDLES, 60);
-    for (const [i, h] of childEnds.entries()) si.view.writeBigUInt64LE(h, 80 + i * 8);
-    si.view.writeBigUInt64LE(list.ptr, 104);
-
-    // 4. process, job, resume
-    const jobHandle = w.k32['CreateJobObjectW']!(null, null);
-    if (isNullHandle(jobHandle)) throw new Win32Error('CreateJobObjectW', w.k32['GetLastError']!());
-    job = jobHandle;
-    const jobRef = job;
-    cleanups.push(() => closeHandle(w, jobRef)); // KILL_ON_JOB_CLOSE: closing kills what is left
-    const limits = allocBytes(w, 144);
-    cleanups.push(() => freeBytes(w, limits.ptr));
-    limits.view.writeUInt32LE(plan.spec.job.limits.value, 16);
-    check(
-      w,
-      'SetInformationJobObject(ExtendedLimit)',
-      w.k32['SetInformationJobObject']!(job, JOB_EXTENDED_LIMIT_CLASS, limits.ptr, 144),
-    );
-    const ui = allocBytes(w, 4);
-    cleanups.push(() => freeBytes(w, ui.ptr));
-    ui.view.writeUInt32LE(plan.spec.job.uiRestrictions.value, 0);
-    check(
-      w,
-      'SetInformationJobObject(BasicUIRestrictions)',
-      w.k32['SetInformationJobObject']!(job, JOB_UI_RESTRICTIONS_CLASS, ui.ptr, 4),
-    );
-
-    const cmdline = allocWide(w, commandLine);
-    cleanups.push(() => freeBytes(w, cmdline));
-    const envBlock = Buffer.from(sortedEnvBlock(env), 'utf16le');
-    const envMem = allocBytes(w, envBlock.length);
-    envBlock.copy(envMem.view);
-    cleanups.push(() => freeBytes(w, envMem.ptr));
-    const pi = allocBytes(w, 24);
-    cleanups.push(() => freeBytes(w, pi.ptr));
-    const created = w.adv['CreateProcessAsUserW']!(
-      token.token,
-      application,
-      cmdline,
-      null,
-      null,
-      true,
-      plan.spec.process.creationFlags.value,
-      envMem.ptr,
-      cwdNative,
-      si.ptr,
-      pi.ptr,
-    );
-    if (!created) {
-      const code = w.k32['GetLastError']!() as number;
+    if (!started.started) {
       runCleanups();
-      const message = new Win32Error('CreateProcessAsUserW', code).message;
-      if (code === 2 || code === 3) return notStarted('not-found', message);
-      if (code === 5 || code === 193 || code === 216) return notStarted('not-executable', message);
-      return notStarted('spawn-failed', message);
+      return notStarted(started.failure, started.message);
     }
-    hProcess = pi.view.readBigUInt64LE(0);
-    const hThread = pi.view.readBigUInt64LE(8);
-    pid = pi.view.readUInt32LE(16);
-    const proc = hProcess;
-    cleanups.push(() => closeHandle(w, proc));
-    if (!w.k32['AssignProcessToJobObject']!(job, hProcess)) {
-      const code = w.k32['GetLastError']!() as number;
-      w.k32['TerminateProcess']!(hProcess, TERMINATED_EXIT);
-      closeHandle(w, hThread);
-      throw new Win32Error('AssignProcessToJobObject', code);
-    }
-    const resumed = w.k32['ResumeThread']!(hThread) as number;
-    closeHandle(w, hThread);
-    if (resumed === 0xffffffff) {
-      w.k32['TerminateJobObject']!(job, TERMINATED_EXIT);
-      throw new Win32Error('ResumeThread', w.k32['GetLastError']!());
-    }
-    closeChildEnds(); // our copies: EOF arrives when the tree's copies close
-    cleanups.push(() => closeHandle(w, outRead));
-    cleanups.push(() => closeHandle(w, errRead));
+    ({ job, hProcess, pid, outRead, errRead } = started);
   } catch (error) {
     runCleanups();
     wrapSetupError(error);
