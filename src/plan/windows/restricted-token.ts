@@ -17,19 +17,16 @@
 //      order write-roots, carve-outs, logon SID, Everyone. Job: KILL_ON_JOB_CLOSE, UI limits.
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
-import { findGoverningRule, isWithin } from '../../policy/access.ts';
-import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
+import { findGoverningRule } from '../../policy/access.ts';
+import type { SandboxPolicy } from '../../policy/types.ts';
 import type { NotEnforced, WindowsPlan } from '../types.ts';
 import { buildBatchCommandLine, buildCommandLine, isBatchFile } from './command-line.ts';
 import { buildWindowsEnv } from './env.ts';
-import { canonicalWindowsPath, hasShortNameComponent, parentOf, pathKey, toNativePath } from './paths.ts';
-import { ADMINISTRATORS_SID, deriveCordonSid, EVERYONE_SID, SYSTEM_SID, WORLD_WRITABLE_SID } from './sid.ts';
+import { canonicalWindowsPath, hasShortNameComponent, parentOf, toNativePath } from './paths.ts';
+import { canonicalCwd, canonicalRules, describe, makeAce, parentAccess } from './rules.ts';
+import { ADMINISTRATORS_SID, EVERYONE_SID, SYSTEM_SID, WORLD_WRITABLE_SID } from './sid.ts';
 import {
-  ALLOW_WRITE_RIGHTS,
   CREATION_FLAGS,
-  DENY_WRITE_RIGHTS,
-  FILE_RIGHTS,
-  INHERIT_CONTAINERS_AND_OBJECTS,
   JOB_LIMITS,
   JOB_UI_LIMITS,
   namedMask,
@@ -48,48 +45,7 @@ export interface WindowsBuildInput {
   readonly bestEffort: boolean;
 }
 
-const TIE_RANK: Record<Access, number> = { read: 0, write: 1, none: 2 };
-const INHERITANCE = {
-  names: ['CONTAINER_INHERIT_ACE', 'OBJECT_INHERIT_ACE'],
-  value: INHERIT_CONTAINERS_AND_OBJECTS,
-};
 const PRIVATE_TMP_PREFIX = 'cordon-';
-
-/** Canonical spelling, one rule per case-insensitive path (the tie winner), parents first. */
-function canonicalRules(rules: readonly PolicyRule[], drive: string): PolicyRule[] {
-  const byKey = new Map<string, PolicyRule>();
-  for (const rule of rules) {
-    const result = canonicalWindowsPath(rule.path, drive);
-    if (!result.ok)
-      throw new CordonError(
-        'bad-path',
-        `cannot place a Windows ACL for the rule '${rule.path}' — ${result.reason}`,
-      );
-    const canonical = { ...rule, path: result.value.path };
-    const key = pathKey(canonical.path);
-    const existing = byKey.get(key);
-    if (!existing || TIE_RANK[canonical.access] > TIE_RANK[existing.access]) byKey.set(key, canonical);
-  }
-  const depth = (p: string) => (p === '/' ? 0 : p.split('/').filter(Boolean).length);
-  return [...byKey.values()].sort(
-    (a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
-  );
-}
-
-/**
- * Access the parent of `path` really has, ignoring the rule on `path` itself: 'write' only
- * when the write rule governing it got an allow ACE (a missing or refused root grants nothing,
- * so nothing beneath it needs a deny ACE).
- */
-function parentAccess(rules: readonly PolicyRule[], path: string, aces: readonly WindowsAce[]): Access {
-  if (path === '/') return 'none';
-  const others = rules.filter((r) => pathKey(r.path) !== pathKey(path));
-  const governing = findGoverningRule(others, parentOf(path));
-  if (!governing) return 'none';
-  if (governing.access !== 'write') return governing.access;
-  const granted = aces.some((a) => a.type === 'allow' && isWithin(governing.path, a.path));
-  return granted ? 'write' : 'read';
-}
 
 function cmdPath(host: HostInfo): string {
   const windows = host.systemRoots.find((r) => /^[A-Z]:\/Windows$/i.test(r)) ?? 'C:/Windows';
@@ -284,51 +240,5 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     notEnforced: [...skipped, ...gaps],
     commandLine,
     spec,
-  };
-}
-
-function canonicalCwd(cwd: string): string {
-  const result = canonicalWindowsPath(cwd);
-  if (!result.ok || result.value.kind === 'all')
-    throw new CordonError(
-      'bad-cwd',
-      `working directory '${cwd}' is not usable on Windows — ${result.ok ? 'not a directory' : result.reason}`,
-    );
-  return result.value.path;
-}
-
-function describe(rule: PolicyRule): string {
-  switch (rule.source.kind) {
-    case 'profile':
-      return `profile ${rule.source.profile}`;
-    case 'flag':
-      return `flag ${rule.source.flag}`;
-    case 'protected':
-      return `protected: ${rule.source.reason}`;
-    case 'private-tmp':
-      return 'private temp dir';
-  }
-}
-
-/** Files carry no inheritance flags (nothing inherits from a file); directories CI|OI. */
-const NO_INHERITANCE = { names: [] as string[], value: 0 };
-
-function makeAce(
-  path: string,
-  type: 'allow' | 'deny',
-  isDir: boolean,
-  exists: boolean,
-  reason: string,
-): WindowsAce {
-  const names = type === 'allow' ? ALLOW_WRITE_RIGHTS : DENY_WRITE_RIGHTS;
-  return {
-    path,
-    nativePath: toNativePath(path),
-    type,
-    sid: deriveCordonSid(type === 'allow' ? 'write-root' : 'carve-out', path),
-    rights: namedMask(FILE_RIGHTS, names),
-    inheritance: isDir ? INHERITANCE : NO_INHERITANCE,
-    exists,
-    reason,
   };
 }
