@@ -2,7 +2,6 @@
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
 import { lstatSync, rmSync, statSync } from 'node:fs';
-import { launchWindowsPlan } from './backends/windows/launch.ts';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
@@ -186,7 +185,7 @@ export async function executePlan(
   try {
     outcome =
       plan.backend === 'windows'
-        ? await launchWindowsPlan(plan, {
+        ? await (await import('./backends/windows/launch.ts')).launchWindowsPlan(plan, {
             captureBytes: budget,
             timeoutMs: options.timeoutMs,
             signal: options.signal,
