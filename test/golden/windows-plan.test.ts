@@ -95,6 +95,9 @@ const CASES: Case[] = [
     command: ['cmd'],
     options: { profile: 'strict', network: true },
   },
+  // NOTE: today the policy core keeps {cwd} writable under read-only (workspace's write and
+  // read-only's read on the same path tie, and write outranks read); this golden pins that
+  // plan until the core is fixed — the Windows builder only follows the policy.
   {
     name: 'read-only profile: no writable root but the private temp dir',
     command: ['where', 'git'],
