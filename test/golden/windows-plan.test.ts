@@ -201,6 +201,11 @@ const CASES: Case[] = [
     options: { network: true },
   },
   { name: 'program name with a quote is refused', command: ['a"b.exe'], options: { network: true } },
+  {
+    name: '--clear-env keeps PATH and gets SystemRoot back (Windows programs need it)',
+    command: ['node', '-v'],
+    options: { network: true, clearEnv: true },
+  },
 ];
 
 describe('Windows plans (golden)', () => {

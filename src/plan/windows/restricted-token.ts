@@ -47,9 +47,21 @@ export interface WindowsBuildInput {
 
 const PRIVATE_TMP_PREFIX = 'cordon-';
 
+function windowsDir(host: HostInfo): string {
+  return host.systemRoots.find((r) => /^[A-Z]:\/Windows$/i.test(r)) ?? 'C:/Windows';
+}
+
 function cmdPath(host: HostInfo): string {
-  const windows = host.systemRoots.find((r) => /^[A-Z]:\/Windows$/i.test(r)) ?? 'C:/Windows';
-  return toNativePath(`${windows}/System32/cmd.exe`);
+  return toNativePath(`${windowsDir(host)}/System32/cmd.exe`);
+}
+
+/**
+ * Windows programs need SystemRoot (Winsock and the CRT read it; --clear-env drops it): when
+ * the environment lacks it, it is set to the Windows directory. Not a secret, not a relaxation.
+ */
+function withSystemRoot(env: Readonly<Record<string, string>>, host: HostInfo): Record<string, string> {
+  if (Object.keys(env).some((k) => k.toUpperCase() === 'SYSTEMROOT')) return { ...env };
+  return { ...env, SystemRoot: toNativePath(windowsDir(host)) };
 }
 
 export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
@@ -184,7 +196,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
   const commandLine = batch
     ? buildBatchCommandLine(comspec, program.replace(/\//g, '\\'), command.slice(1))
     : buildCommandLine(command);
-  const env = buildWindowsEnv(input.env, privateTmp ? ['TEMP', 'TMP', 'TMPDIR'] : []);
+  const env = buildWindowsEnv(withSystemRoot(input.env, host), privateTmp ? ['TEMP', 'TMP', 'TMPDIR'] : []);
 
   const spec: WindowsSpec = {
     token: {
