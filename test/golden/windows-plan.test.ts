@@ -202,7 +202,7 @@ const CASES: Case[] = [
   },
   { name: 'program name with a quote is refused', command: ['a"b.exe'], options: { network: true } },
   {
-    name: '--clear-env keeps PATH and gets SystemRoot back (Windows programs need it)',
+    name: '--clear-env: SystemRoot comes back; Path is dropped (core keeps PATH case-sensitively)',
     command: ['node', '-v'],
     options: { network: true, clearEnv: true },
   },
