@@ -202,6 +202,7 @@ export async function launchWindowsPlan(
     terminate();
   };
   request.signal?.addEventListener('abort', onAbort, { once: true });
+  if (request.signal?.aborted) onAbort(); // aborted while the sandbox was being set up
   await new Promise<void>((resolve) => {
     w.k32['WaitForSingleObject']!.async(hProcess, INFINITE, () => resolve());
   });
