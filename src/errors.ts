@@ -11,6 +11,7 @@ export type CordonErrorCode =
   | 'bad-cwd'
   | 'bad-path'
   | 'missing-command'
+  | 'bad-command'
   | 'bad-profile'
   | 'profile-not-found'
   | 'unknown-backend'

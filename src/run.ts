@@ -257,19 +257,29 @@ export async function executePlan(
       : undefined;
   let outcome: SpawnOutcome;
   try {
-    outcome = await spawnPlan({
-      executable: launch?.executable ?? plan.executable,
-      args: launch?.args ?? plan.args,
-      env: launch?.env ?? plan.env,
-      cwd: plan.cwd,
-      captureBytes: budget,
-      extraFds: plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [],
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      subreaper: deps.subreaper,
-      onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
-      onProgress: options.onProgress,
-    });
+    outcome =
+      plan.backend === 'windows'
+        ? await (await import('./backends/windows/launch.ts')).launchWindowsPlan(plan, {
+            captureBytes: budget,
+            timeoutMs: options.timeoutMs,
+            signal: options.signal,
+            onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
+            onProgress: options.onProgress,
+            hostEnv: process.env,
+          })
+        : await spawnPlan({
+            executable: launch?.executable ?? plan.executable,
+            args: launch?.args ?? plan.args,
+            env: launch?.env ?? plan.env,
+            cwd: plan.cwd,
+            captureBytes: budget,
+            extraFds: plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [],
+            timeoutMs: options.timeoutMs,
+            signal: options.signal,
+            subreaper: deps.subreaper,
+            onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
+            onProgress: options.onProgress,
+          });
   } finally {
     if (denialLog) denials = await denialLog.stop();
     removePlaceholders(created);

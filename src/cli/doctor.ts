@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
+import { windowsDoctorChecks } from './doctor-windows.ts';
 
 function readSysctl(path: string): string | undefined {
   try {
@@ -103,6 +104,7 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
             },
     );
   }
+  if (host.platform === 'win32') checks.push(...windowsDoctorChecks());
   if (json) {
     write(1, `${JSON.stringify({ version: 1, platform: host.platform, checks, backends: verdicts })}\n`);
     return 0;

@@ -3,11 +3,12 @@
 // truncated. --json gives the same as data. --platform builds another OS's plan from a
 // synthetic HostInfo (see host/synthetic.ts for its documented defaults).
 
+import { isCordonError } from '../errors.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
 import type { Platform } from '../policy/types.ts';
 import { describeSource } from '../policy/types.ts';
-import { preparePlan } from '../run.ts';
+import { preparePlan, type RunDeps } from '../run.ts';
 import type { CliRunOptions } from './flags.ts';
 
 export function runExplain(
@@ -18,18 +19,25 @@ export function runExplain(
 ): number {
   const target = (platform ?? process.platform) as Platform;
   const synthetic = target !== process.platform;
-  const prepared = preparePlan(
-    command,
-    options.run,
-    synthetic
-      ? {
-          probe: () => syntheticHost(target),
-          subreaper: false,
-          platform: target,
-          cwdOverride: syntheticHost(target).cwd,
-        }
-      : { probe: (needs) => probeHost(needs), subreaper: false },
-  );
+  const deps: RunDeps = synthetic
+    ? {
+        probe: () => syntheticHost(target),
+        subreaper: false,
+        platform: target,
+        cwdOverride: syntheticHost(target).cwd,
+      }
+    : { probe: (needs) => probeHost(needs), subreaper: false };
+  // A policy the backend cannot enforce: show the plan --best-effort would run, say that a
+  // real run refuses, and exit 125 like the run would.
+  let refusal: string | undefined;
+  let prepared: ReturnType<typeof preparePlan>;
+  try {
+    prepared = preparePlan(command, options.run, deps);
+  } catch (error) {
+    if (!isCordonError(error) || error.code !== 'policy-unenforceable' || options.run.bestEffort) throw error;
+    refusal = error.message;
+    prepared = preparePlan(command, { ...options.run, bestEffort: true }, deps);
+  }
   const { policy, choice, plan } = prepared;
   if (options.json) {
     write(
@@ -48,9 +56,10 @@ export function runExplain(
         verdicts: choice.verdicts,
         droppedEnv: prepared.env.dropped,
         plan,
+        ...(refusal ? { refusal } : {}),
       })}\n`,
     );
-    return 0;
+    return refusal ? 125 : 0;
   }
   const lines: string[] = [];
   lines.push(`platform: ${target}${synthetic ? ' (synthetic host, see README)' : ''}`);
@@ -81,6 +90,7 @@ export function runExplain(
   if (plan.backend === 'landlock')
     lines.push('  landlock rules:', ...plan.rules.map((r) => `    ${r.access} ${r.path}`));
   if (plan.backend === 'windows') lines.push(`  spec: ${JSON.stringify(plan.spec, null, 2)}`);
+  if (refusal) lines.push(`refused: cordon run exits 125 on this policy without --best-effort — ${refusal}`);
   write(1, `${lines.join('\n')}\n`);
-  return 0;
+  return refusal ? 125 : 0;
 }

@@ -6,6 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
+import { probeWindowsHost } from './probe-win32.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo, PathKind } from './types.ts';
 
 export interface ProbeOptions {
@@ -150,6 +151,7 @@ export function probeLandlock(): LandlockInfo {
 export function probeHost(options: ProbeOptions = {}): HostInfo {
   const env = options.env ?? process.env;
   const platform = process.platform as Platform;
+  if (platform === 'win32') return probeWindowsHost(env);
   const roots = platform === 'linux' ? LINUX_SYSTEM_ROOTS : platform === 'darwin' ? DARWIN_SYSTEM_ROOTS : [];
   const systemRoots = roots.filter((p) => pathKind(p) !== 'missing').map(realpathLenient);
   return {

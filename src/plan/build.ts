@@ -6,6 +6,7 @@ import { buildBwrapPlan } from './linux/bwrap.ts';
 import { buildLandlockPlan } from './linux/landlock.ts';
 import { buildSeatbeltPlan } from './macos/seatbelt.ts';
 import type { BackendName, Plan } from './types.ts';
+import { buildWindowsPlan } from './windows/restricted-token.ts';
 
 export interface PlanInput {
   readonly backend: BackendName;
@@ -41,6 +42,8 @@ export function buildPlan(input: PlanInput): Plan {
       return buildLandlockPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     case 'seatbelt':
       return buildSeatbeltPlan({ policy, command, env, host });
+    case 'windows':
+      return buildWindowsPlan({ policy, command, env, host, bestEffort: input.bestEffort });
     default:
       throw new CordonError(
         'backend-unavailable',

@@ -2,6 +2,7 @@
 // (policy, command, HostInfo). exec/ spawns `executable` with `args`; backend-specific
 // fields carry what must happen around the spawn (placeholders to create and remove,
 // a Landlock ruleset to apply in the child).
+import type { WindowsSpec } from './windows/spec.ts';
 
 export type BackendName = 'none' | 'bwrap' | 'landlock' | 'seatbelt' | 'windows';
 export const BACKEND_NAMES: readonly BackendName[] = ['none', 'bwrap', 'landlock', 'seatbelt', 'windows'];
@@ -88,8 +89,10 @@ export interface SeatbeltPlan extends PlanBase {
 
 export interface WindowsPlan extends PlanBase {
   readonly backend: 'windows';
+  /** The lpCommandLine string, quoted by the MSVCRT / CommandLineToArgvW rules. */
   readonly commandLine: string;
-  readonly spec: unknown;
+  /** Everything the launcher does around CreateProcessAsUserW (see plan/windows/spec.ts). */
+  readonly spec: WindowsSpec;
 }
 
 export type Plan = NonePlan | BwrapPlan | LandlockPlan | SeatbeltPlan | WindowsPlan;

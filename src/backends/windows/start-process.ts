@@ -1,0 +1,207 @@
+// Process side of a Windows run: a private desktop whose DACL admits the logon SID (skipped
+// over SSH), stdin = NUL and two pipes with only the child's three ends inheritable and listed
+// in PROC_THREAD_ATTRIBUTE_HANDLE_LIST, a job object with the plan's limits, then
+// CreateProcessAsUserW suspended → AssignProcessToJobObject → ResumeThread. Struct offsets:
+// see native/win32.ts. Each step registers its undo in `cleanups`.
+
+import type { SpawnFailure } from '../../exec/spawn.ts';
+import {
+  allocBytes,
+  allocWide,
+  check,
+  freeBytes,
+  isNullHandle,
+  type Ptr,
+  type Win32,
+  Win32Error,
+} from '../../native/win32.ts';
+import { sortedEnvBlock } from '../../plan/windows/env.ts';
+import type { Cleanup } from './prepare-files.ts';
+import { securityDescriptorFromSddl } from './token.ts';
+
+const GENERIC_READ = 0x80000000;
+const GENERIC_ALL = 0x10000000;
+const OPEN_EXISTING = 3;
+const HANDLE_FLAG_INHERIT = 1;
+const STARTF_USESTDHANDLES = 0x100;
+const PROC_THREAD_ATTRIBUTE_HANDLE_LIST = 0x20002;
+const JOB_EXTENDED_LIMIT_CLASS = 9;
+const JOB_UI_RESTRICTIONS_CLASS = 4;
+export const TERMINATED_EXIT = 1;
+
+export interface StartInput {
+  readonly token: Ptr;
+  readonly logonSid: string | undefined;
+  readonly application: string;
+  readonly commandLine: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly creationFlags: number;
+  readonly jobLimits: number;
+  readonly uiRestrictions: number;
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+}
+
+export type Started =
+  | { started: true; job: Ptr; hProcess: Ptr; pid: number; outRead: Ptr; errRead: Ptr }
+  | { started: false; failure: SpawnFailure; message: string };
+
+export function inheritableAttributes(w: Win32, sd: Ptr | undefined, inherit: boolean): { ptr: Ptr } {
+  const mem = allocBytes(w, 24);
+  mem.view.writeUInt32LE(24, 0);
+  mem.view.writeBigUInt64LE(sd ?? 0n, 8);
+  mem.view.writeUInt32LE(inherit ? 1 : 0, 16);
+  return { ptr: mem.ptr };
+}
+
+export function closeHandle(w: Win32, h: Ptr | null | undefined): void {
+  if (!isNullHandle(h)) w.k32['CloseHandle']!(h);
+}
+
+export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): Started {
+  let desktopName: Ptr | null = null;
+  const ssh = ['SSH_CONNECTION', 'SSH_CLIENT', 'SSH_TTY'].some((k) => (input.hostEnv[k] ?? '') !== '');
+  if (!ssh) {
+    const name = `cordon-${process.pid}-${Math.floor(performance.now()).toString(36)}`;
+    const { sd } = securityDescriptorFromSddl(w, `D:(A;;GA;;;SY)(A;;GA;;;${input.logonSid ?? 'WD'})`);
+    const sa = inheritableAttributes(w, sd, false);
+    const desktop = w.user['CreateDesktopW']!(name, null, null, 0, GENERIC_ALL, sa.ptr);
+    freeBytes(w, sa.ptr);
+    w.k32['LocalFree']!(sd);
+    if (isNullHandle(desktop)) throw new Win32Error('CreateDesktopW', w.k32['GetLastError']!());
+    cleanups.push(() => w.user['CloseDesktop']!(desktop));
+    desktopName = allocWide(w, `WinSta0\\${name}`);
+    const dn = desktopName;
+    cleanups.push(() => freeBytes(w, dn));
+  }
+
+  // 3. stdio
+  const inherit = inheritableAttributes(w, undefined, true);
+  cleanups.push(() => freeBytes(w, inherit.ptr));
+  const nul = w.k32['CreateFileW']!('NUL', GENERIC_READ, 3, inherit.ptr, OPEN_EXISTING, 0, null);
+  if (isNullHandle(nul)) throw new Win32Error('CreateFileW(NUL)', w.k32['GetLastError']!());
+  const pipes: Ptr[][] = [];
+  for (const stream of ['stdout', 'stderr']) {
+    const r = [null];
+    const wr = [null];
+    check(w, `CreatePipe(${stream})`, w.k32['CreatePipe']!(r, wr, inherit.ptr, 0));
+    check(w, 'SetHandleInformation', w.k32['SetHandleInformation']!(r[0], HANDLE_FLAG_INHERIT, 0));
+    pipes.push([r[0] as unknown as Ptr, wr[0] as unknown as Ptr]);
+  }
+  const outRead = pipes[0]![0]!;
+  const errRead = pipes[1]![0]!;
+  const childEnds = [nul as Ptr, pipes[0]![1]!, pipes[1]![1]!];
+  const closeChildEnds = () => {
+    for (const h of childEnds.splice(0)) closeHandle(w, h);
+  };
+  cleanups.push(closeChildEnds);
+
+  // attribute list with the handle list
+  const size = [0];
+  w.k32['InitializeProcThreadAttributeList']!(null, 1, 0, size);
+  const list = allocBytes(w, size[0]!);
+  cleanups.push(() => freeBytes(w, list.ptr));
+  check(
+    w,
+    'InitializeProcThreadAttributeList',
+    w.k32['InitializeProcThreadAttributeList']!(list.ptr, 1, 0, size),
+  );
+  cleanups.push(() => w.k32['DeleteProcThreadAttributeList']!(list.ptr));
+  const handles = allocBytes(w, 24);
+  cleanups.push(() => freeBytes(w, handles.ptr));
+  for (const [i, h] of childEnds.entries()) handles.view.writeBigUInt64LE(h, i * 8);
+  check(
+    w,
+    'UpdateProcThreadAttribute(HANDLE_LIST)',
+    w.k32['UpdateProcThreadAttribute']!(
+      list.ptr,
+      0,
+      PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
+      handles.ptr,
+      24,
+      null,
+      null,
+    ),
+  );
+  const si = allocBytes(w, 112);
+  cleanups.push(() => freeBytes(w, si.ptr));
+  si.view.writeUInt32LE(112, 0);
+  si.view.writeBigUInt64LE(desktopName ?? 0n, 16);
+  si.view.writeUInt32LE(STARTF_USESTDHANDLES, 60);
+  for (const [i, h] of childEnds.entries()) si.view.writeBigUInt64LE(h, 80 + i * 8);
+  si.view.writeBigUInt64LE(list.ptr, 104);
+
+  // 4. process, job, resume
+  const jobHandle = w.k32['CreateJobObjectW']!(null, null);
+  if (isNullHandle(jobHandle)) throw new Win32Error('CreateJobObjectW', w.k32['GetLastError']!());
+  const job: Ptr = jobHandle;
+  const jobRef = job;
+  cleanups.push(() => closeHandle(w, jobRef)); // KILL_ON_JOB_CLOSE: closing kills what is left
+  const limits = allocBytes(w, 144);
+  cleanups.push(() => freeBytes(w, limits.ptr));
+  limits.view.writeUInt32LE(input.jobLimits, 16);
+  check(
+    w,
+    'SetInformationJobObject(ExtendedLimit)',
+    w.k32['SetInformationJobObject']!(job, JOB_EXTENDED_LIMIT_CLASS, limits.ptr, 144),
+  );
+  const ui = allocBytes(w, 4);
+  cleanups.push(() => freeBytes(w, ui.ptr));
+  ui.view.writeUInt32LE(input.uiRestrictions, 0);
+  check(
+    w,
+    'SetInformationJobObject(BasicUIRestrictions)',
+    w.k32['SetInformationJobObject']!(job, JOB_UI_RESTRICTIONS_CLASS, ui.ptr, 4),
+  );
+
+  const cmdline = allocWide(w, input.commandLine);
+  cleanups.push(() => freeBytes(w, cmdline));
+  const envBlock = Buffer.from(sortedEnvBlock(input.env), 'utf16le');
+  const envMem = allocBytes(w, envBlock.length);
+  envBlock.copy(envMem.view);
+  cleanups.push(() => freeBytes(w, envMem.ptr));
+  const pi = allocBytes(w, 24);
+  cleanups.push(() => freeBytes(w, pi.ptr));
+  const created = w.adv['CreateProcessAsUserW']!(
+    input.token,
+    input.application,
+    cmdline,
+    null,
+    null,
+    true,
+    input.creationFlags,
+    envMem.ptr,
+    input.cwd,
+    si.ptr,
+    pi.ptr,
+  );
+  if (!created) {
+    const code = w.k32['GetLastError']!() as number;
+    const message = new Win32Error('CreateProcessAsUserW', code).message;
+    if (code === 2 || code === 3) return { started: false, failure: 'not-found', message };
+    if (code === 5 || code === 193 || code === 216)
+      return { started: false, failure: 'not-executable', message };
+    return { started: false, failure: 'spawn-failed', message };
+  }
+  const hProcess: Ptr = pi.view.readBigUInt64LE(0);
+  const hThread = pi.view.readBigUInt64LE(8);
+  const pid = pi.view.readUInt32LE(16);
+  const proc = hProcess;
+  cleanups.push(() => closeHandle(w, proc));
+  if (!w.k32['AssignProcessToJobObject']!(job, hProcess)) {
+    const code = w.k32['GetLastError']!() as number;
+    w.k32['TerminateProcess']!(hProcess, TERMINATED_EXIT);
+    closeHandle(w, hThread);
+    throw new Win32Error('AssignProcessToJobObject', code);
+  }
+  const resumed = w.k32['ResumeThread']!(hThread) as number;
+  closeHandle(w, hThread);
+  if (resumed === 0xffffffff) {
+    w.k32['TerminateJobObject']!(job, TERMINATED_EXIT);
+    throw new Win32Error('ResumeThread', w.k32['GetLastError']!());
+  }
+  closeChildEnds(); // our copies: EOF arrives when the tree's copies close
+  cleanups.push(() => closeHandle(w, outRead));
+  cleanups.push(() => closeHandle(w, errRead));
+  return { started: true, job, hProcess, pid, outRead, errRead };
+}
