@@ -95,13 +95,8 @@ export function preparePlan(
     bwrap: platform === 'linux' && (request === 'auto' || request === 'bwrap'),
     landlock: platform === 'linux' && (request === 'auto' || request === 'landlock'),
   });
-  const env = resolveEnv(
-    options.env ?? process.env,
-    { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [], clear: options.clearEnv ?? false },
-    CLEAR_ENV_KEEP,
-  );
   let policy: SandboxPolicy | undefined;
-  let envResolved = env;
+  let envRequest = { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [] as string[] };
   if (request !== 'none') {
     const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
     const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
@@ -111,16 +106,11 @@ export function preparePlan(
       host,
       cwd,
     );
-    envResolved = resolveEnv(
-      options.env ?? process.env,
-      {
-        keep: [...profile.env.keep, ...(options.keepEnv ?? [])],
-        set: { ...profile.env.set, ...(options.setEnv ?? {}) },
-        drop: profile.env.drop.filter((n) => !(options.keepEnv ?? []).includes(n)),
-        clear: options.clearEnv ?? false,
-      },
-      CLEAR_ENV_KEEP,
-    );
+    envRequest = {
+      keep: [...profile.env.keep, ...envRequest.keep],
+      set: { ...profile.env.set, ...envRequest.set },
+      drop: profile.env.drop.filter((n) => !envRequest.keep.includes(n)),
+    };
   } else if (
     options.profile !== undefined ||
     options.read?.length ||
@@ -133,6 +123,12 @@ export function preparePlan(
     );
   }
   const bestEffort = options.bestEffort ?? false;
+  const envResolved = resolveEnv(
+    options.env ?? process.env,
+    { ...envRequest, clear: options.clearEnv ?? false },
+    CLEAR_ENV_KEEP,
+    platform === 'win32',
+  );
   const verdicts = judgeBackends(host, policy, (backend, p, h) =>
     backend === 'landlock' && !bestEffort ? checkLandlockFit(p, h) : undefined,
   );

@@ -67,21 +67,30 @@ export function resolveEnv(
   base: Readonly<Record<string, string | undefined>>,
   request: EnvRequest,
   clearKeep: readonly string[],
+  caseInsensitive = false,
 ): ResolvedEnv {
+  // Windows environment names are case-insensitive (Path and PATH are one variable).
+  const key = (name: string) => (caseInsensitive ? name.toUpperCase() : name);
   const env: Record<string, string> = {};
   const dropped: string[] = [];
-  const keep = new Set(request.keep);
-  const drop = new Set(request.drop);
+  const keep = new Set(request.keep.map(key));
+  const drop = new Set(request.drop.map(key));
+  const clearKeepKeys = new Set(clearKeep.map(key));
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
-    const explicitlyKept = keep.has(name);
+    const explicitlyKept = keep.has(key(name));
     let remove = false;
-    if (drop.has(name) && !explicitlyKept) remove = true;
-    else if (request.clear && !clearKeep.includes(name) && !explicitlyKept) remove = true;
+    if (drop.has(key(name)) && !explicitlyKept) remove = true;
+    else if (request.clear && !clearKeepKeys.has(key(name)) && !explicitlyKept) remove = true;
     else if (!explicitlyKept && isCredentialName(name)) remove = true;
     if (remove) dropped.push(name);
     else env[name] = value;
   }
-  for (const [name, value] of Object.entries(request.set)) env[name] = value;
-  return { env, dropped: dropped.filter((n) => !(n in request.set)).sort() };
+  const setKeys = new Set(Object.keys(request.set).map(key));
+  for (const [name, value] of Object.entries(request.set)) {
+    if (caseInsensitive)
+      for (const existing of Object.keys(env)) if (key(existing) === key(name)) delete env[existing];
+    env[name] = value;
+  }
+  return { env, dropped: dropped.filter((n) => !setKeys.has(key(n))).sort() };
 }

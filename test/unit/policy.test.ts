@@ -229,6 +229,19 @@ describe('environment filtering', () => {
     expect(isCredentialName(name)).toBe(expected);
   });
 
+  it('compares names case-insensitively on Windows', () => {
+    const base = { Path: 'C:\\Windows', ComSpec: 'cmd.exe', Api_Token: 'x' };
+    expect(
+      resolveEnv(base, { keep: [], set: { PATH: 'D:\\bin' }, drop: [], clear: true }, ['PATH'], true),
+    ).toEqual({
+      env: { PATH: 'D:\\bin' },
+      dropped: ['Api_Token', 'ComSpec'],
+    });
+    expect(resolveEnv(base, { keep: [], set: {}, drop: [], clear: true }, ['PATH'], true).env).toEqual({
+      Path: 'C:\\Windows',
+    });
+  });
+
   it('lists dropped names only, honours keep/set/clear', () => {
     const base = { PATH: '/bin', HOME: '/h', API_TOKEN: 'x', FOO: 'y', TERM: 'xterm' };
     expect(resolveEnv(base, { keep: [], set: {}, drop: [], clear: false }, ['PATH', 'HOME'])).toEqual({
