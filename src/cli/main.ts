@@ -81,7 +81,7 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const s of signals) process.on(s, onSignal);
 
   const spinner =
-    !options.json && !options.quiet && process.stderr.isTTY
+    !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
       ? await import('./spinner.ts').then((m) => m.startSpinner())
       : undefined;
   if (options.report) {

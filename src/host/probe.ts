@@ -1,7 +1,7 @@
 // Probing the machine into a HostInfo. Only what a run needs is probed (bwrap and Landlock
 // on request); nothing is cached on disk, where a sandboxed command could tamper with it.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
@@ -161,6 +161,9 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     home: realpathLenient(homedir()),
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
+    systemLinks: roots.flatMap((p) =>
+      pathKind(p) === 'symlink' ? [{ path: p, target: readlinkSync(p) }] : [],
+    ),
     bwrap: options.bwrap && platform === 'linux' ? probeBwrap(env) : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',

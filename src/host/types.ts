@@ -29,6 +29,12 @@ export interface HostInfo {
   readonly tmpdir: string;
   /** Existing read-only system roots behind the {system} token. */
   readonly systemRoots: readonly string[];
+  /**
+   * System paths that are symlinks on this host (merged-/usr: /bin → usr/bin, /lib64 →
+   * usr/lib64), with the link text. A sandbox built on an empty root recreates them, or the
+   * dynamic loader's /lib64 path would not exist.
+   */
+  readonly systemLinks?: readonly { readonly path: string; readonly target: string }[] | undefined;
   readonly bwrap?: BwrapInfo | undefined;
   readonly landlock?: LandlockInfo | undefined;
   readonly seccomp?: boolean | undefined;

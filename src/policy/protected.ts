@@ -1,8 +1,9 @@
 // Paths kept read-only inside every writable root unless a rule names that exact path:
 //   <root>/.git      a directory, or a pointer file and the gitdir: target it names
 //   <root>/.cordon   cordon's own configuration; read-only, and cannot be created
-// A missing .git is protected too: planting one would make later git runs in that directory
-// pick up hooks written by the sandboxed command. The list is in the README.
+// An existing .git is protected; a missing one is not (covering it breaks git in every
+// subdirectory of a repository), so a command can `git init` a new repository in a writable
+// root that has none — documented in the README. The list is in the README.
 import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import { canWrite, findGoverningRule } from './access.ts';
@@ -55,6 +56,9 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
           `cannot protect '${path}': it is a symlink inside the writable root '${root.path}', which the sandboxed command could replace — replace the link (for git, a 'gitdir: <path>' pointer file works), or name the path with --read/--write/--deny`,
         );
       }
+      // A missing .git is left alone: covering it would make git (and Go's VCS stamping) fail
+      // in every directory that is not itself a repository root. A missing .cordon is covered.
+      if (name === '.git' && kind === 'missing') continue;
       add(path, name === '.git' ? 'git metadata' : 'cordon configuration');
       if (name === '.git' && kind === 'file') {
         const text = host.readText(path);

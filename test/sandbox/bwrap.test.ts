@@ -66,6 +66,16 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     expect(snapshotTree(fx.ws)).toEqual(before);
   });
 
+  it('--profile strict: system tools run (merged-/usr links recreated), home and other dirs are invisible', async () => {
+    const r = await sh(`echo ok; ls ${fx.home} 2>&1 | head -1; cat ${fx.victim} 2>&1 | head -1`, [
+      '--profile',
+      'strict',
+    ]);
+    expect(r.stdout.split('\n')[0]).toBe('ok');
+    expect(r.stdout).not.toContain('original');
+    expect(r.stdout).toMatch(/No such file or directory/);
+  });
+
   it('.git stays read-only: config, hooks, rename and delete are denied', async () => {
     const before = snapshotTree(join(fx.ws, '.git'));
     const r = await sh(

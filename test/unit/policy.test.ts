@@ -79,7 +79,6 @@ describe('resolvePolicy', () => {
       ['none', '/home/user/.ssh', 'profile'],
       ['write', '/home/user/project', 'profile'],
       ['read', '/tmp/x/.cordon', 'protected'],
-      ['read', '/tmp/x/.git', 'protected'],
       ['read', '/home/user/project/.cordon', 'protected'],
       ['read', '/home/user/project/.git', 'protected'],
       ['read', '/home/user/project/sub/dir', 'profile'],
@@ -110,7 +109,9 @@ describe('resolvePolicy', () => {
     );
     // Only the top level of a writable root is protected (a nested repo's .git is not; documented).
     expect(resolveAccess(p.rules, '/home/user/project/.git')).toBe('write');
-    expect(resolveAccess(p.rules, '/home/user/.git')).toBe('read');
+    // A missing .git is not covered (git must keep working in subdirectories); .cordon is.
+    expect(resolveAccess(p.rules, '/home/user/.git')).toBe('write');
+    expect(resolveAccess(p.rules, '/home/user/.cordon')).toBe('read');
     const p2 = resolvePolicy(
       profile(
         'filesystem:\n  - { path: "{cwd}", access: write }\n  - { path: /home/user/main, access: write }\n',

@@ -2,7 +2,8 @@
 //
 // Mount order (each step only adds mounts on top of the previous ones):
 //   1. Base read layer: `--ro-bind / /` when / is readable (`--bind` when writable), otherwise
-//      an empty tmpfs root (bwrap's default) that later steps populate.
+//      an empty tmpfs root (bwrap's default) that later steps populate, with the host's
+//      top-level system symlinks (/bin → usr/bin, /lib64 → usr/lib64) recreated.
 //   2. Fresh /dev (`--dev`, minimal devices), /proc (`--proc`, with /proc/sys re-bound
 //      read-only), a private /tmp (`--tmpfs`) when the policy asks for one, and, with the
 //      network off, empty /run and /var/run so host daemons' sockets are out of reach.
@@ -86,6 +87,15 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
   const rootAccess = resolveAccess(rules, '/');
   if (rootAccess === 'write') args.push('--bind', '/', '/');
   else if (rootAccess === 'read') args.push('--ro-bind', '/', '/');
+
+  // On an empty root, recreate the host's system symlinks (/lib64 → usr/lib64 on merged-/usr
+  // systems) whose targets are readable, so the dynamic loader and #!/bin/sh resolve.
+  if (rootAccess === 'none') {
+    for (const link of host.systemLinks ?? []) {
+      if (resolveAccess(rules, host.realpath(link.path)) !== 'none')
+        args.push('--symlink', link.target, link.path);
+    }
+  }
 
   // 2. devices, proc, private tmp, sockets
   args.push('--dev', '/dev', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
