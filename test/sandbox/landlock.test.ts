@@ -285,6 +285,19 @@ try { require('node:fs').writeFileSync(${JSON.stringify(outside)}, 'pwned'); con
       expect(readFileSync(outside, 'utf8')).toBe('original\n');
     });
 
+    it('cannot reach into the CLI that shares its domain (no /proc/PPID/mem, environ, maps)', async () => {
+      const res = await cordon(
+        [
+          '--',
+          'sh',
+          '-c',
+          'for f in environ maps; do cat /proc/$PPID/$f >/dev/null 2>&1 && echo read-$f; done; echo x | dd of=/proc/$PPID/mem bs=1 seek=4096 2>/dev/null && echo wrote-mem; echo done',
+        ],
+        asUid,
+      );
+      expect(res.stdout).toBe('done\n');
+    });
+
     it('kills escaped processes (setsid + double fork) after the run, without a pid namespace', async () => {
       const pidFile = join(allowed, `escapee-${asUid ?? 0}.pid`);
       const res = await cordon(

@@ -6,14 +6,15 @@
 //     main thread, so the command and its descendants are confined. The libuv threadpool is
 //     started first, so its threads (created together, before the restriction) stay
 //     unconfined: the cleanup after the run (removing the private temp dir) runs there.
-//     The CLI must not need more file access on its main thread afterwards.
+//     The CLI must not need more file access on its main thread afterwards, and it is made
+//     non-dumpable, so the command (same domain) cannot ptrace it or open /proc/PPID/mem.
 // Numbers and the reasoning: docs/landlock.md.
 import { existsSync } from 'node:fs';
 import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
-import { ConfineError, type ConfineSpec, confineThisThread } from '../../native/landlock.ts';
+import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 
@@ -86,6 +87,10 @@ export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMo
   // Start the libuv threadpool now: its threads are created together, before the restriction.
   await access('/');
   try {
+    // The command shares this thread's domain, and Landlock allows ptrace within a domain:
+    // without this it could write this process's memory (/proc/PPID/mem) and run code on
+    // the unconfined threadpool threads.
+    setNotDumpable();
     confineThisThread(spec);
   } catch (error) {
     await cleanup();
