@@ -11,7 +11,7 @@ import { CLEAR_ENV_KEEP, DEFAULT_MAX_OUTPUT_BYTES, RESULT_SCHEMA_VERSION } from 
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
-import { checkLandlockFit } from './plan/linux/landlock.ts';
+import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -123,7 +123,14 @@ export function preparePlan(
   const bestEffort = options.bestEffort ?? false;
   const verdicts = judgeBackends(host, policy, (backend, p, h) =>
     backend === 'landlock' && !bestEffort ? checkLandlockFit(p, h) : undefined,
-  );
+  ).map((v) => {
+    // Under --best-effort say what Landlock will leave out instead of "can enforce".
+    const partial =
+      v.backend === 'landlock' && v.usable && bestEffort && policy
+        ? describeLandlockBestEffort(policy, host)
+        : undefined;
+    return partial ? { ...v, reason: partial } : v;
+  });
   const choice = chooseBackend(request, verdicts, host);
   const plan = buildPlan({
     backend: choice.backend,

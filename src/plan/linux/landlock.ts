@@ -193,6 +193,15 @@ export function checkLandlockFit(policy: SandboxPolicy, host: HostInfo): string 
   return `Landlock ABI ${abi} cannot enforce ${inexact.length === 1 ? 'this rule' : `${inexact.length} rules`} exactly: ${listInexact(inexact)} — ${WAYS_OUT}`;
 }
 
+/** Under --best-effort: what the Landlock verdict should say when the fit is not exact. */
+export function describeLandlockBestEffort(policy: SandboxPolicy, host: HostInfo): string | undefined {
+  const abi = host.landlock?.abi ?? 0;
+  if (abi === 0) return undefined;
+  const { inexact } = analyzeLandlock(policy, host);
+  if (inexact.length === 0) return undefined;
+  return `Landlock ABI ${abi} enforces this policy only with --best-effort: ${inexact.length === 1 ? '1 rule is' : `${inexact.length} rules are`} not enforced (${inexact.map((n) => `${n.access} ${n.path}`).join(', ')})`;
+}
+
 export interface LandlockBuildInput {
   readonly policy: SandboxPolicy;
   readonly command: readonly string[];
