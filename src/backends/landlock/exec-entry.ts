@@ -1,7 +1,8 @@
 // The Landlock helper process (dist/landlock-exec.js): confines itself, then becomes the
 // command with execve(2) through koffi (not process.execve: that aborts on failure and leaves
-// SIGPIPE ignored in the command). argv: SPEC_JSON [NAME=VALUE ...] -- COMMAND [ARG ...]. Its
-// own environment is empty, so no NODE_OPTIONS of the command's environment reaches it.
+// SIGPIPE ignored in the command). argv: SPEC_JSON -- COMMAND [ARG ...]. The command's
+// environment arrives encoded in CORDON_LANDLOCK_ENV_<n>, the helper's only variables (see
+// launch.ts), so no NODE_OPTIONS of the command reaches this Node and no secret is in argv.
 import { accessSync, constants, statSync, writeSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import {
@@ -10,6 +11,7 @@ import {
   execveCommand,
   setParentDeathSignal,
 } from '../../native/landlock.ts';
+import { decodeHelperEnv } from './launch.ts';
 
 const SIGKILL = 9;
 const ERRNO_NAMES: Record<number, string> = { 2: 'ENOENT', 8: 'ENOEXEC', 13: 'EACCES', 21: 'EISDIR' };
@@ -35,16 +37,14 @@ function resolveCommand(name: string, pathVar: string | undefined): string | und
 }
 
 function main(argv: readonly string[]): void {
-  const sep = argv.indexOf('--', 1);
-  if (argv.length < 3 || sep < 1 || sep === argv.length - 1)
-    die('cordon-landlock: usage: landlock-exec SPEC [NAME=VALUE...] -- COMMAND...', 125);
+  if (argv.length < 3 || argv[1] !== '--')
+    die(
+      'cordon-landlock: usage: landlock-exec SPEC -- COMMAND... (environment in CORDON_LANDLOCK_ENV_*)',
+      125,
+    );
   const spec = JSON.parse(argv[0]!) as ConfineSpec;
-  const env: Record<string, string> = {};
-  for (const entry of argv.slice(1, sep)) {
-    const i = entry.indexOf('=');
-    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
-  }
-  const command = argv.slice(sep + 1);
+  const env = decodeHelperEnv(process.env);
+  const command = argv.slice(2);
   setParentDeathSignal(SIGKILL);
   try {
     confineThisThread(spec);
