@@ -129,7 +129,11 @@ export function preparePlan(
       v.backend === 'landlock' && v.usable && bestEffort && policy
         ? describeLandlockBestEffort(policy, host)
         : undefined;
-    return partial ? { ...v, reason: partial } : v;
+    if (partial) return { ...v, reason: partial };
+    // bwrap is only probed when it could be chosen; don't report "not installed" otherwise.
+    if (v.backend === 'bwrap' && !v.usable && !host.bwrap && request !== 'auto' && request !== 'bwrap')
+      return { ...v, reason: `not probed (--backend ${request})` };
+    return v;
   });
   const choice = chooseBackend(request, verdicts, host);
   const plan = buildPlan({
