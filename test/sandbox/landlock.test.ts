@@ -364,6 +364,13 @@ try { require('node:fs').writeFileSync(${JSON.stringify(outside)}, 'pwned'); con
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ status: 'exited', backend: 'landlock' });
   });
 
+  it('both launch modes start the command like a spawned child: no ignored signals, pipes blocking', async () => {
+    for (const extra of [[], ['--report', join(dir, 'sig.json')]]) {
+      const res = await cordon([...extra, '--', 'sh', '-c', 'grep SigIgn /proc/self/status; yes | head -1']);
+      expect(res.stdout).toBe('SigIgn:\t0000000000000000\ny\n');
+    }
+  });
+
   afterAll(() => {
     spawnSync('rm', ['-rf', dir]);
   });
