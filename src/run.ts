@@ -16,7 +16,7 @@ import { CLEAR_ENV_KEEP, DEFAULT_MAX_OUTPUT_BYTES, RESULT_SCHEMA_VERSION } from 
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
-import { checkLandlockFit } from './plan/linux/landlock.ts';
+import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import {
   isNestedSandboxFailure,
   NESTED_SANDBOX_MESSAGE,
@@ -131,7 +131,18 @@ export function preparePlan(
   );
   const verdicts = judgeBackends(host, policy, (backend, p, h) =>
     backend === 'landlock' && !bestEffort ? checkLandlockFit(p, h) : undefined,
-  );
+  ).map((v) => {
+    // Under --best-effort say what Landlock will leave out instead of "can enforce".
+    const partial =
+      v.backend === 'landlock' && v.usable && bestEffort && policy
+        ? describeLandlockBestEffort(policy, host)
+        : undefined;
+    if (partial) return { ...v, reason: partial };
+    // bwrap is only probed when it could be chosen; don't report "not installed" otherwise.
+    if (v.backend === 'bwrap' && !v.usable && !host.bwrap && request !== 'auto' && request !== 'bwrap')
+      return { ...v, reason: `not probed (--backend ${request})` };
+    return v;
+  });
   const choice = chooseBackend(request, verdicts, host);
   const plan = buildPlan({
     backend: choice.backend,

@@ -4,6 +4,10 @@ import { readFileSync } from 'node:fs';
 import { probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
+import { checkLandlockFit } from '../plan/linux/landlock.ts';
+import { NO_POLICY_FLAGS, resolvePolicy } from '../policy/resolve.ts';
+import type { SandboxPolicy } from '../policy/types.ts';
+import { DEFAULT_PROFILE, loadProfile } from '../profile/load.ts';
 import { windowsDoctorChecks } from './doctor-windows.ts';
 
 function readSysctl(path: string): string | undefined {
@@ -16,7 +20,17 @@ function readSysctl(path: string): string | undefined {
 
 export function runDoctor(json: boolean, write: (fd: number, text: string) => void): number {
   const host = probeHost({ bwrap: true, landlock: true });
-  const verdicts = judgeBackends(host, undefined, () => undefined);
+  // Judge the backends against the default profile in this directory, so the Landlock line
+  // says whether (and why not) it can enforce what a plain `cordon -- cmd` would ask for.
+  let policy: SandboxPolicy | undefined;
+  try {
+    policy = resolvePolicy(loadProfile(DEFAULT_PROFILE, process.cwd()), NO_POLICY_FLAGS, host, process.cwd());
+  } catch {
+    policy = undefined;
+  }
+  const verdicts = judgeBackends(host, policy, (backend, p, h) =>
+    backend === 'landlock' ? checkLandlockFit(p, h) : undefined,
+  );
   const checks: { name: string; ok: boolean; detail: string; fix?: string }[] = [];
   checks.push({
     name: 'platform',

@@ -87,8 +87,18 @@ export function runExplain(
   for (const a of plan.args) lines.push(`    ${JSON.stringify(a)}`);
   if (plan.backend === 'seatbelt')
     lines.push('  profile:', ...plan.profile.split('\n').map((l) => `    ${l}`));
-  if (plan.backend === 'landlock')
-    lines.push('  landlock rules:', ...plan.rules.map((r) => `    ${r.access} ${r.path}`));
+  if (plan.backend === 'landlock') {
+    lines.push(
+      `  landlock: ABI ${plan.abi}, handled fs 0x${plan.handledFs.toString(16)}, net 0x${plan.handledNet.toString(16)}, scoped 0x${plan.scoped.toString(16)}`,
+      `  seccomp: ${plan.seccomp ? `${plan.seccomp.arch}, network ${plan.seccomp.network}${plan.seccomp.refuseConnect ? ', connect() refused' : ''}` : 'none'}`,
+      `  private temp dir: ${plan.privateTmp ? `${plan.privateTmp.parent}/${plan.privateTmp.prefix}XXXXXX` : 'no'}`,
+      '  landlock rules:',
+      ...plan.rules.map(
+        (r) =>
+          `    ${r.access} ${r.kind === 'file' ? 'file ' : ''}${r.path}${r.origin === 'implicit' ? ' (implicit)' : ''}`,
+      ),
+    );
+  }
   if (plan.backend === 'windows') lines.push(`  spec: ${JSON.stringify(plan.spec, null, 2)}`);
   if (refusal) lines.push(`refused: cordon run exits 125 on this policy without --best-effort — ${refusal}`);
   write(1, `${lines.join('\n')}\n`);

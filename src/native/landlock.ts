@@ -131,7 +131,55 @@ function installSeccomp(program: Buffer): void {
     fail('prctl(PR_SET_SECCOMP)', libc.errno());
 }
 
+const PR_SET_DUMPABLE = 4;
+
+/**
+ * Make this process non-dumpable: processes without CAP_SYS_PTRACE can no longer ptrace it or
+ * open its /proc/<pid>/mem, environ, maps. Needed when a thread of this process shares the
+ * command's Landlock domain (Landlock allows ptrace within a domain).
+ */
+export function setNotDumpable(): void {
+  if (loadLibC().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) !== 0) fail('prctl(PR_SET_DUMPABLE)', loadLibC().errno());
+}
+
 /** The kernel sends `signal` to this process when the thread that forked it exits. */
 export function setParentDeathSignal(signal: number): void {
   loadLibC().prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
+}
+
+const F_GETFD = 1;
+const F_SETFD = 2;
+const F_GETFL = 3;
+const F_SETFL = 4;
+const FD_CLOEXEC = 1;
+const O_NONBLOCK = 0o4000;
+const SIGPIPE = 13;
+const SIGXFSZ = 25;
+
+/**
+ * Replace this process with `file` (execve(2) through libc). Unlike process.execve, a failure
+ * returns the errno instead of aborting, and the command starts as a spawned child would:
+ * stdio 0-2 inheritable and blocking, SIGPIPE and SIGXFSZ (ignored by Node) back to default.
+ * Returns only on failure.
+ */
+export function execveCommand(
+  file: string,
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+): number {
+  const libc = loadLibC();
+  const lib = libc.koffi.load('libc.so.6');
+  const execve = lib.func('int execve(const char *path, const char **argv, const char **envp)');
+  const signal = lib.func('void *signal(int sig, void *handler)');
+  for (const fd of [0, 1, 2]) {
+    const fdFlags = libc.fcntl(fd, F_GETFD, 0);
+    if (fdFlags >= 0 && (fdFlags & FD_CLOEXEC) !== 0) libc.fcntl(fd, F_SETFD, fdFlags & ~FD_CLOEXEC);
+    const flFlags = libc.fcntl(fd, F_GETFL, 0);
+    if (flFlags >= 0 && (flFlags & O_NONBLOCK) !== 0) libc.fcntl(fd, F_SETFL, flFlags & ~O_NONBLOCK);
+  }
+  signal(SIGPIPE, null);
+  signal(SIGXFSZ, null);
+  const envp = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  execve(file, [...argv, null], [...envp, null]);
+  return libc.errno();
 }

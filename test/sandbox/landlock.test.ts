@@ -130,6 +130,9 @@ describe.runIf(isLinux && abi > 0)(`Landlock backend (kernel ABI ${abi})`, () =>
     work = join(dir, 'work');
     allowed = join(work, 'allowed');
     mkdirSync(allowed, { recursive: true });
+    // Existing repositories: a missing .git is not a protected path, an existing one is.
+    mkdirSync(join(work, '.git'));
+    mkdirSync(join(allowed, '.git'));
     chmodSync(work, 0o777);
     chmodSync(allowed, 0o777);
     secret = join(dir, 'secret.txt');
@@ -285,6 +288,19 @@ try { require('node:fs').writeFileSync(${JSON.stringify(outside)}, 'pwned'); con
       expect(readFileSync(outside, 'utf8')).toBe('original\n');
     });
 
+    it('cannot reach into the CLI that shares its domain (no /proc/PPID/mem, environ, maps)', async () => {
+      const res = await cordon(
+        [
+          '--',
+          'sh',
+          '-c',
+          'for f in environ maps; do cat /proc/$PPID/$f >/dev/null 2>&1 && echo read-$f; done; echo x | dd of=/proc/$PPID/mem bs=1 seek=4096 2>/dev/null && echo wrote-mem; echo done',
+        ],
+        asUid,
+      );
+      expect(res.stdout).toBe('done\n');
+    });
+
     it('kills escaped processes (setsid + double fork) after the run, without a pid namespace', async () => {
       const pidFile = join(allowed, `escapee-${asUid ?? 0}.pid`);
       const res = await cordon(
@@ -349,6 +365,13 @@ try { require('node:fs').writeFileSync(${JSON.stringify(outside)}, 'pwned'); con
     const res = await cordon(['--report', report, '--', 'sh', '-c', `cat ${secret} || echo read-denied`]);
     expect(res.stdout).toContain('read-denied');
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ status: 'exited', backend: 'landlock' });
+  });
+
+  it('both launch modes start the command like a spawned child: no ignored signals, pipes blocking', async () => {
+    for (const extra of [[], ['--report', join(dir, 'sig.json')]]) {
+      const res = await cordon([...extra, '--', 'sh', '-c', 'grep SigIgn /proc/self/status; yes | head -1']);
+      expect(res.stdout).toBe('SigIgn:\t0000000000000000\ny\n');
+    }
   });
 
   afterAll(() => {

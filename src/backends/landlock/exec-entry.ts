@@ -1,13 +1,20 @@
 // The Landlock helper process (dist/landlock-exec.js): confines itself, then becomes the
-// command with process.execve (Node >= 22.15; older Node runs it as a child and relays its
-// exit). argv: SPEC_JSON [NAME=VALUE ...] -- COMMAND [ARG ...]. Its own environment is empty,
-// so no NODE_OPTIONS of the command's environment reaches this Node process.
-import { spawnSync } from 'node:child_process';
+// command with execve(2) through koffi (not process.execve: that aborts on failure and leaves
+// SIGPIPE ignored in the command). argv: SPEC_JSON -- COMMAND [ARG ...]. The command's
+// environment arrives encoded in CORDON_LANDLOCK_ENV_<n>, the helper's only variables (see
+// launch.ts), so no NODE_OPTIONS of the command reaches this Node and no secret is in argv.
 import { accessSync, constants, statSync, writeSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { type ConfineSpec, confineThisThread, setParentDeathSignal } from '../../native/landlock.ts';
+import {
+  type ConfineSpec,
+  confineThisThread,
+  execveCommand,
+  setParentDeathSignal,
+} from '../../native/landlock.ts';
+import { decodeHelperEnv } from './launch.ts';
 
 const SIGKILL = 9;
+const ERRNO_NAMES: Record<number, string> = { 2: 'ENOENT', 8: 'ENOEXEC', 13: 'EACCES', 21: 'EISDIR' };
 
 function die(message: string, code: number): never {
   writeSync(2, `${message}\n`);
@@ -30,16 +37,14 @@ function resolveCommand(name: string, pathVar: string | undefined): string | und
 }
 
 function main(argv: readonly string[]): void {
-  const sep = argv.indexOf('--', 1);
-  if (argv.length < 3 || sep < 1 || sep === argv.length - 1)
-    die('cordon-landlock: usage: landlock-exec SPEC [NAME=VALUE...] -- COMMAND...', 125);
+  if (argv.length < 3 || argv[1] !== '--')
+    die(
+      'cordon-landlock: usage: landlock-exec SPEC -- COMMAND... (environment in CORDON_LANDLOCK_ENV_*)',
+      125,
+    );
   const spec = JSON.parse(argv[0]!) as ConfineSpec;
-  const env: Record<string, string> = {};
-  for (const entry of argv.slice(1, sep)) {
-    const i = entry.indexOf('=');
-    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
-  }
-  const command = argv.slice(sep + 1);
+  const env = decodeHelperEnv(process.env);
+  const command = argv.slice(2);
   setParentDeathSignal(SIGKILL);
   try {
     confineThisThread(spec);
@@ -48,19 +53,9 @@ function main(argv: readonly string[]): void {
   }
   const file = resolveCommand(command[0]!, env['PATH']);
   if (!file) die(`cordon-landlock: execve ${command[0]}: ENOENT`, 127);
-  if (typeof process.execve === 'function') {
-    try {
-      process.execve(file, command, env);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
-      die(`cordon-landlock: execve ${file}: ${code}`, code === 'ENOENT' ? 127 : 126);
-    }
-  }
-  const child = spawnSync(file, command.slice(1), { stdio: 'inherit', env, argv0: command[0]! });
-  if (child.error)
-    die(`cordon-landlock: execve ${file}: ${(child.error as NodeJS.ErrnoException).code}`, 126);
-  if (child.signal) process.kill(process.pid, child.signal);
-  process.exit(child.status ?? 1);
+  const errno = execveCommand(file, command, env);
+  const code = ERRNO_NAMES[errno] ?? `errno ${errno}`;
+  die(`cordon-landlock: execve ${file}: ${code}`, code === 'ENOENT' ? 127 : 126);
 }
 
 main(process.argv.slice(2));

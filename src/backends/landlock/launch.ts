@@ -6,14 +6,15 @@
 //     main thread, so the command and its descendants are confined. The libuv threadpool is
 //     started first, so its threads (created together, before the restriction) stay
 //     unconfined: the cleanup after the run (removing the private temp dir) runs there.
-//     The CLI must not need more file access on its main thread afterwards.
+//     The CLI must not need more file access on its main thread afterwards, and it is made
+//     non-dumpable, so the command (same domain) cannot ptrace it or open /proc/PPID/mem.
 // Numbers and the reasoning: docs/landlock.md.
 import { existsSync } from 'node:fs';
 import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
-import { ConfineError, type ConfineSpec, confineThisThread } from '../../native/landlock.ts';
+import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 
@@ -38,6 +39,30 @@ export function findHelper(): string {
     'internal',
     `cannot find cordon's Landlock helper (landlock-exec.js) next to ${fileURLToPath(here)} — reinstall cordon`,
   );
+}
+
+/** Prefix of the variables carrying the command's environment to the helper. */
+export const HELPER_ENV_PREFIX = 'CORDON_LANDLOCK_ENV_';
+const CHUNK_CHARS = 96 * 1024; // below the kernel's 128 KiB limit for one env string
+
+/**
+ * The command's environment for the helper: JSON, base64, in chunks of ≤ 96 KiB, as the
+ * helper's ONLY variables. Not argv (world-readable in /proc/PID/cmdline), and not the plain
+ * variables (NODE_OPTIONS and friends would configure the helper's own Node).
+ */
+export function encodeHelperEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const text = Buffer.from(JSON.stringify(env)).toString('base64');
+  const out: Record<string, string> = {};
+  for (let i = 0; i * CHUNK_CHARS < text.length || i === 0; i++)
+    out[`${HELPER_ENV_PREFIX}${i}`] = text.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS);
+  return out;
+}
+
+export function decodeHelperEnv(vars: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  let text = '';
+  for (let i = 0; vars[`${HELPER_ENV_PREFIX}${i}`] !== undefined; i++)
+    text += vars[`${HELPER_ENV_PREFIX}${i}`];
+  return JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as Record<string, string>;
 }
 
 export function toConfineSpec(plan: LandlockPlan, privateTmp: string | undefined): ConfineSpec {
@@ -65,19 +90,10 @@ export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMo
   };
   const spec = toConfineSpec(plan, privateTmp);
   if (mode === 'helper') {
-    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     return {
       executable: process.execPath,
-      args: [
-        '--no-warnings',
-        findHelper(),
-        JSON.stringify(spec),
-        ...envArgs,
-        '--',
-        plan.executable,
-        ...plan.args,
-      ],
-      env: {},
+      args: ['--no-warnings', findHelper(), JSON.stringify(spec), '--', plan.executable, ...plan.args],
+      env: encodeHelperEnv(env),
       cwd: plan.cwd,
       privateTmp,
       cleanup,
@@ -86,6 +102,10 @@ export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMo
   // Start the libuv threadpool now: its threads are created together, before the restriction.
   await access('/');
   try {
+    // The command shares this thread's domain, and Landlock allows ptrace within a domain:
+    // without this it could write this process's memory (/proc/PPID/mem) and run code on
+    // the unconfined threadpool threads.
+    setNotDumpable();
     confineThisThread(spec);
   } catch (error) {
     await cleanup();

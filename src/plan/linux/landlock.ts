@@ -171,12 +171,17 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
 }
 
 const WAYS_OUT =
-  'install or enable bubblewrap (see cordon doctor), change the rule, or pass --best-effort to run with it not enforced';
+  'ways out: install or enable bubblewrap (see cordon doctor), change the rules, or pass --best-effort to run with them not enforced';
 
+/** Every item, grouped by reason: "reason: access path, access path; reason: ...". */
 function listInexact(items: readonly NotEnforced[]): string {
-  const shown = items.slice(0, 3).map((n) => `${n.access} ${n.path} (${n.reason})`);
-  const more = items.length > 3 ? `; and ${items.length - 3} more (cordon explain lists them)` : '';
-  return shown.join('; ') + more;
+  const groups = new Map<string, string[]>();
+  for (const n of items) {
+    const list = groups.get(n.reason) ?? [];
+    list.push(`${n.access} ${n.path}`);
+    groups.set(n.reason, list);
+  }
+  return [...groups].map(([reason, what]) => `${what.join(', ')} (${reason})`).join('; ');
 }
 
 /** Why Landlock cannot take this policy on this host, or undefined when it enforces it exactly. */
@@ -186,6 +191,15 @@ export function checkLandlockFit(policy: SandboxPolicy, host: HostInfo): string 
   const { inexact } = analyzeLandlock(policy, host);
   if (inexact.length === 0) return undefined;
   return `Landlock ABI ${abi} cannot enforce ${inexact.length === 1 ? 'this rule' : `${inexact.length} rules`} exactly: ${listInexact(inexact)} — ${WAYS_OUT}`;
+}
+
+/** Under --best-effort: what the Landlock verdict should say when the fit is not exact. */
+export function describeLandlockBestEffort(policy: SandboxPolicy, host: HostInfo): string | undefined {
+  const abi = host.landlock?.abi ?? 0;
+  if (abi === 0) return undefined;
+  const { inexact } = analyzeLandlock(policy, host);
+  if (inexact.length === 0) return undefined;
+  return `Landlock ABI ${abi} enforces this policy only with --best-effort: ${inexact.length === 1 ? '1 rule is' : `${inexact.length} rules are`} not enforced (${inexact.map((n) => `${n.access} ${n.path}`).join(', ')})`;
 }
 
 export interface LandlockBuildInput {

@@ -1,0 +1,319 @@
+// The bubblewrap escape battery (test/sandbox/bwrap.test.ts), run against the Landlock
+// backend as root and as uid 65534. Where Landlock can express the policy the host-side
+// outcome must be the same; where it can't (read-only .git/.cordon, --deny inside the
+// workspace, credential denies) the run must be refused with 125 and nothing run — then the
+// --best-effort form is checked for what it still enforces. Host side checked every time.
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeLandlockAbi } from '../../src/native/landlock.ts';
+import { type CliResult, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
+
+function landlockAbi(): number {
+  try {
+    return isLinux ? probeLandlockAbi() : 0;
+  } catch {
+    return 0;
+  }
+}
+const abi = landlockAbi();
+const NODE = process.execPath;
+
+interface Fx {
+  base: string;
+  ws: string;
+  outside: string;
+  home: string;
+  victim: string;
+}
+
+function makeFx(uid: number | undefined): Fx {
+  const base = mkdtempSync('/var/tmp/cordon-llb-');
+  chmodSync(base, 0o755);
+  const ws = join(base, 'ws');
+  const outside = join(base, 'outside');
+  const home = join(base, 'home');
+  for (const d of [
+    ws,
+    outside,
+    home,
+    join(ws, '.git/hooks'),
+    join(ws, 'secret'),
+    join(ws, 'a/b'),
+    join(home, '.ssh'),
+  ])
+    mkdirSync(d, { recursive: true });
+  writeFileSync(join(ws, '.git/config'), '[core]\n');
+  writeFileSync(join(ws, 'secret/key'), 'TOPSECRET\n');
+  writeFileSync(join(ws, 'a/hidden.txt'), 'hidden\n');
+  writeFileSync(join(home, '.ssh/id_ed25519'), 'PRIVATE KEY\n');
+  const victim = join(outside, 'victim.txt');
+  writeFileSync(victim, 'original\n');
+  chmodSync(victim, 0o666);
+  chmodSync(outside, 0o777);
+  if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, ws, home]);
+  return { base, ws, outside, home, victim };
+}
+
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) {
+        out[p] = 'dir';
+        walk(p);
+      } else out[p] = st.isSymbolicLink() ? 'link' : `file:${readFileSync(p).toString('base64')}`;
+    }
+  };
+  walk(root);
+  return out;
+}
+
+const users: [string, number | undefined][] = [
+  ['root', undefined],
+  ['uid 65534', 65534],
+];
+
+describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (_label, uid) => {
+  let fx: Fx;
+  const cordon = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> =>
+    runCli(['--backend', 'landlock', '-q', ...args], {
+      cwd: fx.ws,
+      ...(uid === undefined ? {} : { asUid: uid }),
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8', ...extraEnv },
+    });
+  const sh = (script: string, args: string[] = []) => cordon([...args, '--', 'sh', '-c', script]);
+  const be = ['--best-effort'];
+  const refused = (r: CliResult, ...named: string[]) => {
+    expect(r.code).toBe(125);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/Landlock ABI \d+ cannot enforce/);
+    for (const n of named) expect(r.stderr).toContain(n);
+  };
+
+  beforeAll(() => {
+    fx = makeFx(uid);
+  });
+  afterAll(() => {
+    rmSync(fx.base, { recursive: true, force: true });
+  });
+
+  it('the default profile is refused (nothing runs); with --best-effort writes inside land on the host', async () => {
+    const refusedRun = await sh('echo made > refused.txt');
+    refused(refusedRun, `${fx.ws}/.git`, 'bubblewrap', '--best-effort');
+    expect(existsSync(join(fx.ws, 'refused.txt'))).toBe(false);
+    const r = await sh('echo made > new.txt && mkdir -p d/e && echo deep > d/e/f', be);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(fx.ws, 'new.txt'), 'utf8')).toBe('made\n');
+    expect(readFileSync(join(fx.ws, 'd/e/f'), 'utf8')).toBe('deep\n');
+  });
+
+  it('writes outside the workspace are denied', async () => {
+    const before = snapshot(fx.outside);
+    const r = await sh(
+      `echo pwned > ${fx.victim}; echo pwned > ${fx.outside}/new; mkdir ${fx.outside}/d; rm -f ${fx.victim}; echo done`,
+      be,
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(r.stderr).toMatch(/Permission denied/);
+    expect(snapshot(fx.outside)).toEqual(before);
+  });
+
+  it('.git / .cordon / a gitdir target read-only: refused, naming them', async () => {
+    const before = snapshot(join(fx.ws, '.git'));
+    refused(
+      await sh('echo evil > .git/hooks/pre-commit; mkdir .cordon'),
+      `${fx.ws}/.git`,
+      `${fx.ws}/.cordon`,
+    );
+    expect(snapshot(join(fx.ws, '.git'))).toEqual(before);
+    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
+    const wt = join(fx.base, 'worktree');
+    const gitdir = join(fx.base, 'main-repo/.git/worktrees/wt');
+    mkdirSync(wt, { recursive: true });
+    mkdirSync(gitdir, { recursive: true });
+    writeFileSync(join(wt, '.git'), `gitdir: ${gitdir}\n`);
+    const r = await cordon(['--write', wt, '--write', join(fx.base, 'main-repo'), '--', 'true']);
+    refused(r);
+    expect(r.stderr).toMatch(/gitdir target|\.git/);
+  });
+
+  it('a symlink or a hardlink in the workspace cannot be used to write outside', async () => {
+    symlinkSync(fx.victim, join(fx.ws, 'link-to-victim'));
+    const r = await sh(
+      `echo pwned > link-to-victim; ln ${fx.victim} hard; echo pwned >> hard; ln -s ${fx.victim} link2; echo pwned > link2; echo done`,
+      be,
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(readFileSync(fx.victim, 'utf8')).toBe('original\n');
+  });
+
+  it('--deny inside the workspace, credential stores and a nested reopen are refused, naming the rule', async () => {
+    refused(await cordon(['--deny', 'secret', '--', 'cat', 'secret/key']), `${fx.ws}/secret`);
+    refused(await cordon(['--deny', 'a', '--write', 'a/b', '--', 'true']), `${fx.ws}/a`);
+    const creds = await sh('cat ~/.ssh/id_ed25519');
+    refused(creds);
+    expect(creds.stderr).not.toContain('PRIVATE KEY');
+  });
+
+  it('environment variables cordon drops are not readable anywhere, the CLI included', async () => {
+    const r = await cordon(
+      [
+        ...be,
+        '--',
+        'sh',
+        '-c',
+        'cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c sekrit-value; true',
+      ],
+      { GITHUB_TOKEN: 'sekrit-value' },
+    );
+    expect(r.stdout.trim()).toBe('0');
+  });
+
+  it('/proc/sys is read-only and remounting / read-write fails', async () => {
+    const before = snapshot(fx.outside);
+    const domain = readFileSync('/proc/sys/kernel/domainname', 'utf8');
+    const r = await sh(
+      `echo cordon-test > /proc/sys/kernel/domainname; mount -o remount,rw /; mount -o remount,bind,rw /; echo pwned > ${fx.victim}; echo done`,
+      be,
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(readFileSync('/proc/sys/kernel/domainname', 'utf8')).toBe(domain);
+    expect(snapshot(fx.outside)).toEqual(before);
+  });
+
+  it.runIf(abi >= 6)('a host process cannot be signalled or inspected', async () => {
+    const victim = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const r = await sh(`kill -9 ${victim.pid}; cat /proc/${victim.pid}/environ; echo done`, be);
+      expect(r.stdout).toBe('done\n');
+      expect(victim.exitCode).toBeNull();
+      expect(existsSync(`/proc/${victim.pid}`)).toBe(true);
+    } finally {
+      victim.kill('SIGKILL');
+    }
+  });
+
+  it('an inherited directory descriptor does not reach the command', async () => {
+    const dirFd = openSync(fx.outside, 'r');
+    const out = await new Promise<string>((resolve) => {
+      const args = [
+        '--backend',
+        'landlock',
+        '-q',
+        '--best-effort',
+        '--',
+        'sh',
+        '-c',
+        'echo pwned > /proc/self/fd/3/planted; echo done',
+      ];
+      const full =
+        uid === undefined
+          ? [NODE, CORDON, ...args]
+          : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', NODE, CORDON, ...args];
+      const child = spawn(full[0]!, full.slice(1), {
+        cwd: fx.ws,
+        stdio: ['ignore', 'pipe', 'pipe', dirFd],
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home },
+      });
+      let text = '';
+      child.stdout!.on('data', (c) => {
+        text += c;
+      });
+      child.on('close', () => resolve(text));
+    });
+    expect(out.endsWith('done\n')).toBe(true);
+    expect(existsSync(join(fx.outside, 'planted'))).toBe(false);
+  });
+
+  it('a missing or non-executable command gives 127 or 126, in-process and through the helper', async () => {
+    writeFileSync(join(fx.ws, 'plain.sh'), 'echo hi\n', { mode: 0o644 });
+    const report = ['--report', join(fx.outside, `r-${uid ?? 0}.json`)];
+    for (const extra of [[], report]) {
+      expect((await cordon([...be, ...extra, '--', 'cordon-missing-command'])).code).toBe(127);
+      expect((await cordon([...be, ...extra, '--', './plain.sh'])).code).toBe(126);
+    }
+  });
+
+  it('network off: TCP, UDP and DNS to the host fail; --net allows them', async () => {
+    const seen: string[] = [];
+    const tcp = createServer((s) => s.end('hello-from-host\n'));
+    const udp = createSocket('udp4');
+    udp.on('message', (m) => seen.push(m.toString()));
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r));
+    const tcpPort = (tcp.address() as { port: number }).port;
+    const udpPort = udp.address().port;
+    const client = (tag: string) => `
+      const net = require('net'), dgram = require('dgram'), dns = require('dns');
+      const s = net.connect(${tcpPort}, '127.0.0.1'); s.on('data', d => process.stdout.write('tcp:' + d)); s.on('error', e => console.log('tcp-error:' + e.code));
+      try { const u = dgram.createSocket('udp4'); u.on('error', e => console.log('udp-error:' + e.code)); u.send('${tag}', ${udpPort}, '127.0.0.1', (e) => { console.log('udp-sent:' + (e ? e.code : 'ok')); u.close(); }); } catch (e) { console.log('udp-error:' + e.code); }
+      const r = new dns.Resolver({ timeout: 500, tries: 1 }); r.setServers(['127.0.0.1:${udpPort}']); r.resolve4('example.com', (e) => console.log('dns:' + (e ? e.code : 'ok')));
+      setTimeout(() => process.exit(0), 1500);`;
+    try {
+      const off = await cordon([...be, '--', NODE, '-e', client('off-probe')]);
+      expect(off.stdout).not.toContain('hello-from-host');
+      expect(off.stdout).toMatch(/tcp-error:EACCES/);
+      await new Promise((res) => setTimeout(res, 200));
+      expect(seen).toEqual([]);
+      const on = await cordon([...be, '--net', '--', NODE, '-e', client('on-probe')]);
+      expect(on.stdout).toContain('tcp:hello-from-host');
+      await new Promise((res) => setTimeout(res, 200));
+      expect(seen).toContain('on-probe');
+    } finally {
+      tcp.close();
+      udp.close();
+    }
+  });
+
+  it('network off: a host daemon unix socket in a readable directory is out of reach; socketpair still works', async () => {
+    const sockDir = join(fx.base, 'run');
+    mkdirSync(sockDir, { mode: 0o755, recursive: true });
+    const sockPath = join(sockDir, 'daemon.sock');
+    const seen: string[] = [];
+    const server = createServer((s) => {
+      s.on('data', (d) => seen.push(d.toString()));
+      s.end('root-shell$ ');
+    });
+    await new Promise<void>((r) => server.listen(sockPath, r));
+    spawnSync('chmod', ['666', sockPath]);
+    try {
+      const probe = `const s = require('net').connect(${JSON.stringify(sockPath)}); s.on('connect', () => { s.write('pwn'); }); s.on('data', (d) => console.log('got:' + d)); s.on('error', (e) => console.log('unix-error:' + e.code));
+        console.log('pair:' + require('child_process').execFileSync('/bin/echo', ['ok']).toString().trim());`;
+      const off = await cordon([...be, '--', NODE, '-e', probe]);
+      expect(off.stdout).toMatch(/unix-error:EACCES/);
+      expect(off.stdout).toContain('pair:ok');
+      expect(seen).toEqual([]);
+      const on = await cordon([...be, '--net', '--', NODE, '-e', probe]);
+      expect(on.stdout).toContain('got:root-shell$');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('leaves nothing behind in the workspace or the temp dir', async () => {
+    const r = await sh('echo x > $TMPDIR/f; echo $TMPDIR', [...be, '--deny', 'missing-secret']);
+    const tmp = r.stdout.trim();
+    expect(tmp).toMatch(/^\/tmp\/cordon-tmp-/);
+    expect(existsSync(tmp)).toBe(false);
+    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
+    expect(existsSync(join(fx.ws, 'missing-secret'))).toBe(false);
+  });
+});
