@@ -18,6 +18,7 @@ export type CordonErrorCode =
   | 'no-backend'
   | 'policy-unenforceable'
   | 'unsafe-symlink'
+  | 'unsafe-cache'
   | 'report-failed'
   | 'internal';
 

@@ -2,6 +2,8 @@
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
 import { lstatSync, rmSync, statSync } from 'node:fs';
+import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
+import { prepareSandboxCache } from './cache/prepare.ts';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
@@ -41,6 +43,8 @@ export interface PreparedRun {
   readonly choice: BackendChoice;
   readonly env: ResolvedEnv;
   readonly plan: Plan;
+  /** The sandbox cache this run uses (profile `cache:`), undefined when off or unsandboxed. */
+  readonly cache?: CacheLayout | undefined;
 }
 
 export function resolveCwd(cwd: string | undefined): string {
@@ -84,14 +88,19 @@ export function preparePlan(
   );
   let policy: SandboxPolicy | undefined;
   let envResolved = env;
+  let cache: CacheLayout | undefined;
   if (request !== 'none') {
     const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
     const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
+    cache = planCache(profile.cache, host, cwd, options.env ?? process.env);
+    // A synthetic host (explain --platform) has no directories to create.
+    if (cache && deps.platform === undefined) prepareSandboxCache(cache, host.uid);
     policy = resolvePolicy(
       profile,
       { read: options.read ?? [], write: options.write ?? [], deny: options.deny ?? [], network },
       host,
       cwd,
+      cache ? cacheRules(cache) : [],
     );
     envResolved = resolveEnv(
       options.env ?? process.env,
@@ -103,6 +112,10 @@ export function preparePlan(
       },
       CLEAR_ENV_KEEP,
     );
+    if (cache) {
+      const explicit = { ...profile.env.set, ...(options.setEnv ?? {}) };
+      envResolved = { ...envResolved, env: applyCacheEnv(envResolved.env, cache, explicit) };
+    }
   } else if (
     options.profile !== undefined ||
     options.read?.length ||
@@ -125,7 +138,7 @@ export function preparePlan(
     host,
     bestEffort: options.bestEffort ?? false,
   });
-  return { command, cwd, host, policy, choice, env: envResolved, plan };
+  return { command, cwd, host, policy, choice, env: envResolved, plan, cache };
 }
 
 const BWRAP_EXEC_FAILURE =
@@ -251,6 +264,13 @@ export async function executePlan(
       truncated: rendered.stderr.truncated,
     },
     droppedEnv: prepared.env.dropped,
+    cache: prepared.cache
+      ? {
+          mode: prepared.cache.mode,
+          dir: prepared.cache.entry,
+          env: prepared.cache.redirects.map((r) => r.name),
+        }
+      : null,
     annotations,
     notEnforced: plan.notEnforced,
   };

@@ -47,6 +47,14 @@ export function runExplain(
         backend: choice.backend,
         verdicts: choice.verdicts,
         droppedEnv: prepared.env.dropped,
+        cache: prepared.cache
+          ? {
+              mode: prepared.cache.mode,
+              dir: prepared.cache.entry,
+              redirects: prepared.cache.redirects,
+              sanitized: prepared.cache.copies,
+            }
+          : null,
         plan,
       })}\n`,
     );
@@ -59,8 +67,15 @@ export function runExplain(
       `profile: ${policy.profile}`,
       `network: ${policy.network}`,
       `private temp dir: ${policy.privateTmp ? 'yes' : 'no'}`,
-      'rules (deepest path wins; on a tie none > write > read):',
     );
+    const cache = prepared.cache;
+    lines.push(cache ? `sandbox cache: ${cache.mode} → ${cache.entry}` : 'sandbox cache: off');
+    if (cache) {
+      lines.push('  environment redirections:');
+      for (const r of cache.redirects) lines.push(`    ${r.name}=${r.value}    ← ${r.tool}`);
+      for (const c of cache.copies) lines.push(`  sanitized copy: ${c.source} → ${c.target}`);
+    }
+    lines.push('rules (deepest path wins; on a tie none > write > read):');
     for (const r of policy.rules)
       lines.push(`  ${r.access.padEnd(5)} ${r.path}    ← ${describeSource(r.source)}`);
   } else {

@@ -1,10 +1,11 @@
 // Applies an extends chain: parent first, child on top. Filesystem rules accumulate (the
 // resolver's precedence decides between them), scalars are overridden, env lists union.
-import type { MergedProfile, ProfileSpec } from './types.ts';
+import type { CacheMode, MergedProfile, ProfileSpec } from './types.ts';
 
 export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   let network: 'on' | 'off' = 'off';
   let privateTmp = false;
+  let cache: CacheMode = 'off';
   const filesystem: ProfileSpec['filesystem'][number][] = [];
   const keep = new Set<string>();
   const drop = new Set<string>();
@@ -12,6 +13,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   for (const spec of chain) {
     if (spec.network !== undefined) network = spec.network;
     if (spec.privateTmp !== undefined) privateTmp = spec.privateTmp;
+    if (spec.cache !== undefined) cache = spec.cache;
     filesystem.push(...spec.filesystem);
     for (const name of spec.env.keep) {
       keep.add(name);
@@ -29,6 +31,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     chain: chain.map((s) => s.name),
     network,
     privateTmp,
+    cache,
     filesystem,
     env: { keep: [...keep], drop: [...drop], set },
   };

@@ -32,6 +32,14 @@ export interface Annotation {
   readonly certainty?: 'certain' | 'possible' | undefined;
 }
 
+/** The sandbox cache a run used (docs/caches.md): its entry and the variables pointed at it. */
+export interface CacheSummary {
+  readonly mode: 'shared' | 'workspace';
+  readonly dir: string;
+  /** Names of the environment variables cordon set to redirect tool caches (never values). */
+  readonly env: readonly string[];
+}
+
 export interface RunResult {
   readonly version: number;
   readonly command: readonly string[];
@@ -53,6 +61,8 @@ export interface RunResult {
   readonly stdout: StreamResult;
   readonly stderr: StreamResult;
   readonly droppedEnv: readonly string[];
+  /** null when the profile's cache is off or there is no sandbox. */
+  readonly cache: CacheSummary | null;
   readonly annotations: readonly Annotation[];
   readonly notEnforced: readonly NotEnforced[];
 }
