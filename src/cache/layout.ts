@@ -89,6 +89,33 @@ function npmUserconfig(host: HostInfo, env: Env): string {
   return `${host.home}/.npmrc`;
 }
 
+/** The host's Go module cache: $GOMODCACHE, else the first $GOPATH entry's pkg/mod, else ~/go/pkg/mod. */
+function hostGoModCache(host: HostInfo, env: Env): string {
+  const modcache = env['GOMODCACHE'];
+  if (modcache && isAbsoluteFor(host, modcache)) return slash(modcache);
+  const gopath = env['GOPATH']?.split(host.platform === 'win32' ? ';' : ':')[0];
+  if (gopath && isAbsoluteFor(host, gopath)) return `${slash(gopath)}/pkg/mod`;
+  return `${host.home}/go/pkg/mod`;
+}
+
+/**
+ * Go: a module cache of the sandbox's own, filled first from the host's module cache read
+ * as a file proxy (no network needed, the host copy is never written), then from the
+ * proxy the user had (default proxy.golang.org,direct) when the network is on.
+ */
+function goModuleRedirects(host: HostInfo, env: Env, toolsDir: string): CacheRedirect[] {
+  const out: CacheRedirect[] = [
+    { name: 'GOMODCACHE', value: `${toolsDir}/go-mod`, tool: 'go (module cache)' },
+  ];
+  const download = host.realpath(`${hostGoModCache(host, env)}/cache/download`);
+  if (host.kind(download) === 'dir') {
+    const url = `file://${host.platform === 'win32' ? '/' : ''}${download}`;
+    const upstream = env['GOPROXY'] || 'https://proxy.golang.org,direct';
+    out.push({ name: 'GOPROXY', value: `${url},${upstream}`, tool: "go (host's module cache, read-only)" });
+  }
+  return out;
+}
+
 export function planCache(mode: CacheMode, host: HostInfo, cwd: string, env: Env): CacheLayout | undefined {
   if (mode === 'off') return undefined;
   const root = resolveCacheRoot(host, env);
@@ -99,6 +126,7 @@ export function planCache(mode: CacheMode, host: HostInfo, cwd: string, env: Env
   if (host.platform !== 'win32')
     redirects.push({ name: 'XDG_CACHE_HOME', value: `${toolsDir}/xdg`, tool: 'XDG tools (~/.cache)' });
   for (const [name, dir, tool] of TOOL_DIRS) redirects.push({ name, value: `${toolsDir}/${dir}`, tool });
+  redirects.push(...goModuleRedirects(host, env, toolsDir));
   const copies: SanitizedCopy[] = [];
   const npmrc = npmUserconfig(host, env);
   if (host.kind(host.realpath(npmrc)) === 'file') {

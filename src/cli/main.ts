@@ -55,6 +55,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runDoctor } = await import('./doctor.ts');
     return runDoctor(parsed.flags.json ?? false, writeAll);
   }
+  if (parsed.kind === 'cache') {
+    const { runCacheCommand } = await import('../cache/command.ts');
+    const action = parsed.command[0] === 'clear' ? 'clear' : 'show';
+    return runCacheCommand(action, parsed.flags.json ?? false, parsed.flags.cwd ?? process.cwd(), writeAll);
+  }
   const options = toRunOptions(parsed.flags);
   if (parsed.kind === 'explain') {
     const { runExplain } = await import('./explain.ts');

@@ -4,7 +4,13 @@
 import { parse as parseYaml } from 'yaml';
 import { CordonError } from '../errors.ts';
 import type { Access } from '../policy/types.ts';
-import { CACHE_MODES, type CacheMode, type ProfileEnvSpec, type ProfileRuleSpec, type ProfileSpec } from './types.ts';
+import {
+  CACHE_MODES,
+  type CacheMode,
+  type ProfileEnvSpec,
+  type ProfileRuleSpec,
+  type ProfileSpec,
+} from './types.ts';
 
 const TOP_KEYS = ['extends', 'network', 'privateTmp', 'cache', 'filesystem', 'env'] as const;
 const RULE_KEYS = ['path', 'access'] as const;
@@ -105,7 +111,11 @@ export function parseProfile(text: string, file: string, name: string): ProfileS
     fail(file, '', `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`);
   }
   if (!isPlainObject(data))
-    fail(file, '', 'the top level must be a mapping with extends, network, privateTmp, cache, filesystem, env');
+    fail(
+      file,
+      '',
+      'the top level must be a mapping with extends, network, privateTmp, cache, filesystem, env',
+    );
   checkKeys(file, '', data, TOP_KEYS);
   const ext = data['extends'];
   if (ext !== undefined && (typeof ext !== 'string' || ext.length === 0)) {
