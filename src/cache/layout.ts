@@ -46,7 +46,6 @@ const TOOL_DIRS: readonly (readonly [string, string, string])[] = [
   ['PIP_CACHE_DIR', 'pip', 'pip'],
   ['YARN_CACHE_FOLDER', 'yarn', 'yarn (package cache)'],
   ['YARN_GLOBAL_FOLDER', 'yarn-global', 'yarn berry (global cache and metadata)'],
-  ['npm_config_store_dir', 'pnpm-store', 'pnpm (content store)'],
   ['GRADLE_USER_HOME', 'gradle', 'gradle (caches, wrapper, daemon)'],
   ['DENO_DIR', 'deno', 'deno'],
   ['BUN_INSTALL_CACHE_DIR', 'bun', 'bun'],

@@ -42,7 +42,6 @@ describe('planCache', () => {
           value: `${ENTRY}/tools/yarn-global`,
           tool: 'yarn berry (global cache and metadata)',
         },
-        { name: 'npm_config_store_dir', value: `${ENTRY}/tools/pnpm-store`, tool: 'pnpm (content store)' },
         {
           name: 'GRADLE_USER_HOME',
           value: `${ENTRY}/tools/gradle`,

@@ -1,0 +1,253 @@
+// Real bubblewrap runs: what a sandboxed command writes to its tool caches lands in the
+// sandbox cache, never in the host's own (~/.npm, ~/.cache/go-build); links and `..` do not
+// reach the host; ~/.npmrc shows its settings but not its token. Checked on the HOST side,
+// as root and as uid 65534, each with HOME pointed at a fresh temp dir.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { workspaceKey } from '../../src/cache/layout.ts';
+import { isLinux, isRoot, runCli } from '../helpers/cli.ts';
+
+const bwrapUsable =
+  isLinux &&
+  spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', '--', '/bin/true'], { stdio: 'ignore' })
+    .status === 0;
+const npmPath = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+
+/** path → sha256 of content (files), link target (links), 'dir'; the whole tree under root. */
+function fingerprint(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (path: string) => {
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(path);
+    } catch {
+      out[path] = 'missing';
+      return;
+    }
+    const mode = (st.mode & 0o7777).toString(8);
+    if (st.isSymbolicLink()) out[path] = `link:${readlinkSync(path)}`;
+    else if (st.isDirectory()) {
+      out[path] = `dir:${mode}`;
+      for (const name of readdirSync(path).sort()) walk(join(path, name));
+    } else out[path] = `file:${mode}:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+  };
+  walk(root);
+  return out;
+}
+
+/**
+ * Outside /tmp: the default profile gives the command a private /tmp, so a home under /tmp
+ * would be invisible inside and prove nothing about the host's files.
+ */
+const created: string[] = [];
+function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(join('/var/tmp', prefix));
+  chmodSync(dir, 0o777);
+  created.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of created) {
+    // Go and npm leave read-only directories; root removes them regardless, others chmod first.
+    spawnSync('chmod', ['-R', 'u+w', dir], { stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+interface Fixture {
+  home: string;
+  project: string;
+  entry: string;
+  env: Record<string, string>;
+}
+
+function makeFixture(uid: number): Fixture {
+  const home = makeTempDir('cordon-cache-home-');
+  const project = makeTempDir('cordon-cache-proj-');
+  writeFileSync(
+    join(project, 'package.json'),
+    '{"name":"demo-pkg","version":"1.0.0","files":["index.js"]}\n',
+  );
+  writeFileSync(join(project, 'index.js'), 'module.exports = 42;\n');
+  // The host's own caches, with something in them to fingerprint.
+  mkdirSync(join(home, '.npm/_cacache'), { recursive: true });
+  writeFileSync(join(home, '.npm/_cacache/marker'), 'host npm cache\n');
+  mkdirSync(join(home, '.cache/go-build'), { recursive: true });
+  writeFileSync(join(home, '.cache/go-build/marker'), 'host go cache\n');
+  writeFileSync(
+    join(home, '.npmrc'),
+    'registry=https://registry.example.test/\n//registry.example.test/:_authToken=TOPSECRET-TOKEN\n',
+  );
+  if (uid !== 0) {
+    for (const p of [home, join(home, '.npm'), join(home, '.npm/_cacache'), join(home, '.cache')])
+      chownSync(p, uid, uid);
+    for (const p of [join(home, '.cache/go-build'), join(home, '.npmrc')]) chownSync(p, uid, uid);
+    chmodSync(home, 0o755);
+  }
+  const entry = join(home, '.cache/cordon/sandbox-cache', workspaceKey(project));
+  return {
+    home,
+    project,
+    entry,
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
+  };
+}
+
+function hostCaches(f: Fixture): Record<string, string> {
+  return { ...fingerprint(join(f.home, '.npm')), ...fingerprint(join(f.home, '.cache/go-build')) };
+}
+
+const users = isRoot ? [0, 65534] : [typeof process.getuid === 'function' ? process.getuid() : 0];
+
+describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (real npm)', () => {
+  for (const uid of users) {
+    const asUid = uid === 0 || !isRoot ? undefined : uid;
+    it(`uid ${uid}: npm pack and npm cache add write only the sandbox cache; a second run finds it`, async () => {
+      const f = makeFixture(uid);
+      const before = hostCaches(f);
+      const pack = await runCli(['--', 'npm', 'pack'], { cwd: f.project, env: f.env, asUid });
+      expect(pack.stderr).toMatch(/exit 0/);
+      expect(existsSync(join(f.project, 'demo-pkg-1.0.0.tgz'))).toBe(true);
+      const add = await runCli(['--', 'npm', 'cache', 'add', './demo-pkg-1.0.0.tgz'], {
+        cwd: f.project,
+        env: f.env,
+        asUid,
+      });
+      expect(add.stderr).toMatch(/exit 0/);
+      // The sandbox cache got npm's cache and logs, owned by the user, private.
+      expect(readdirSync(join(f.entry, 'tools/npm'))).toEqual(expect.arrayContaining(['_cacache', '_logs']));
+      expect(lstatSync(join(f.entry, 'tools')).uid).toBe(uid);
+      expect(lstatSync(join(f.home, '.cache/cordon/sandbox-cache')).mode & 0o777).toBe(0o700);
+      // A second sandboxed run sees what the first one cached.
+      const ls = await runCli(['--', 'npm', 'cache', 'ls'], { cwd: f.project, env: f.env, asUid });
+      expect(ls.stdout).toMatch(/demo-pkg-1\.0\.0\.tgz|demo-pkg/);
+      // The host's caches are byte-for-byte what they were.
+      expect(hostCaches(f)).toEqual(before);
+    });
+
+    it(`uid ${uid}: writes through $XDG_CACHE_HOME and $GOCACHE land in the sandbox cache; links and .. stay inside`, async () => {
+      const f = makeFixture(uid);
+      const outside = join(f.home, 'outside');
+      mkdirSync(outside);
+      writeFileSync(join(outside, 'keep.txt'), 'keep\n');
+      if (uid !== 0) chownSync(outside, uid, uid);
+      const before = { ...hostCaches(f), ...fingerprint(outside) };
+      const script = [
+        'mkdir -p "$XDG_CACHE_HOME/tool" "$GOCACHE" && echo a > "$XDG_CACHE_HOME/tool/f" && echo b > "$GOCACHE/f"',
+        // `..` from the sandbox cache up to the host's caches: read-only there
+        'echo x > "$npm_config_cache/../../../../../../.npm/_cacache/planted" 2>/dev/null && echo WROTE-DOTDOT',
+        'echo x > "$GOCACHE/../../../../../../.cache/go-build/planted" 2>/dev/null && echo WROTE-DOTDOT2',
+        // links planted in the sandbox cache, pointing at the host caches
+        'ln -s "$HOME/.npm/_cacache" "$XDG_CACHE_HOME/npm-link" && echo x > "$XDG_CACHE_HOME/npm-link/planted" 2>/dev/null && echo WROTE-LINK',
+        `ln -s "${outside}" "$XDG_CACHE_HOME/outside-link"`,
+        'true',
+      ].join('; ');
+      const r = await runCli(['--', 'sh', '-c', script], { cwd: f.project, env: f.env, asUid });
+      expect(r.stderr).toMatch(/exit 0/);
+      expect(r.stdout).not.toMatch(/WROTE/);
+      expect(readFileSync(join(f.entry, 'tools/xdg/tool/f'), 'utf8')).toBe('a\n');
+      expect(readFileSync(join(f.entry, 'tools/go-build/f'), 'utf8')).toBe('b\n');
+      expect({ ...hostCaches(f), ...fingerprint(outside) }).toEqual(before);
+      // cordon cache clear removes the links, not what they point at.
+      const clear = await runCli(['cache', 'clear'], { cwd: f.project, env: f.env, asUid });
+      expect(clear.code).toBe(0);
+      expect(existsSync(f.entry)).toBe(false);
+      expect({ ...hostCaches(f), ...fingerprint(outside) }).toEqual(before);
+    });
+
+    it(`uid ${uid}: ~/.npmrc inside shows the registry, not the token; the real file stays hidden`, async () => {
+      const f = makeFixture(uid);
+      const r = await runCli(
+        [
+          '--',
+          'sh',
+          '-c',
+          'npm config get registry; cat "$npm_config_userconfig"; echo ---; cat "$HOME/.npmrc" 2>/dev/null; true',
+        ],
+        { cwd: f.project, env: f.env, asUid },
+      );
+      expect(r.stderr).toMatch(/exit 0/);
+      // The real ~/.npmrc reads as nothing (bwrap covers it with /dev/null on a nodev mount).
+      expect(r.stdout).toBe(
+        'https://registry.example.test/\nregistry=https://registry.example.test/\n; cordon: removed //registry.example.test/:_authToken\n---\n',
+      );
+      expect(r.stdout).not.toMatch(/TOPSECRET/);
+    });
+  }
+
+  it('refuses a sandbox cache root that is group/world-writable or owned by another user', async () => {
+    const f = makeFixture(0);
+    mkdirSync(join(f.home, '.cache/cordon'), { recursive: true, mode: 0o700 });
+    chmodSync(join(f.home, '.cache/cordon'), 0o777);
+    const r = await runCli(['--', 'true'], { cwd: f.project, env: f.env });
+    expect(r.code).toBe(125);
+    expect(r.stderr).toMatch(
+      /refusing the sandbox cache directory '.*\/\.cache\/cordon': it is writable by everyone \(mode 777\)/,
+    );
+    if (isRoot) {
+      // uid 65534 with its cache root pointed at root's directory
+      const xdg = makeTempDir('cordon-cache-xdg-');
+      mkdirSync(join(xdg, 'cordon'), { mode: 0o755 });
+      const r2 = await runCli(['--', 'true'], {
+        cwd: f.project,
+        env: { ...f.env, XDG_CACHE_HOME: xdg },
+        asUid: 65534,
+      });
+      expect(r2.code).toBe(125);
+      expect(r2.stderr).toMatch(/belongs to uid 0, not to you \(uid 65534\)/);
+    }
+  });
+
+  it('cache: off and the read-only profile leave the environment and the rules alone', async () => {
+    const f = makeFixture(0);
+    const r = await runCli(
+      ['--profile', 'read-only', '--json', '--', 'sh', '-c', 'echo "[$npm_config_cache]"'],
+      {
+        cwd: f.project,
+        env: f.env,
+      },
+    );
+    const result = JSON.parse(r.stdout);
+    expect(result.stdout.text).toBe('[]\n');
+    expect(result.cache).toBeNull();
+    expect(existsSync(join(f.home, '.cache/cordon'))).toBe(false);
+  });
+
+  it('the JSON result names the redirections', async () => {
+    const f = makeFixture(0);
+    const r = await runCli(['--json', '--', 'true'], { cwd: f.project, env: f.env });
+    const result = JSON.parse(r.stdout);
+    expect(result.cache).toEqual({
+      mode: 'workspace',
+      dir: f.entry,
+      env: [
+        'XDG_CACHE_HOME',
+        'npm_config_cache',
+        'GOCACHE',
+        'PIP_CACHE_DIR',
+        'YARN_CACHE_FOLDER',
+        'YARN_GLOBAL_FOLDER',
+        'GRADLE_USER_HOME',
+        'DENO_DIR',
+        'BUN_INSTALL_CACHE_DIR',
+        'GOMODCACHE',
+        'npm_config_userconfig',
+      ],
+    });
+  });
+});
