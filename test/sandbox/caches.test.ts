@@ -155,6 +155,8 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
         // links planted in the sandbox cache, pointing at the host caches
         'ln -s "$HOME/.npm/_cacache" "$XDG_CACHE_HOME/npm-link" && echo x > "$XDG_CACHE_HOME/npm-link/planted" 2>/dev/null && echo WROTE-LINK',
         `ln -s "${outside}" "$XDG_CACHE_HOME/outside-link"`,
+        // a link where a protected name would be: must not lock the next run out
+        'ln -s "$HOME/.npm" "$XDG_CACHE_HOME/../.git"',
         'true',
       ].join('; ');
       const r = await runCli(['--', 'sh', '-c', script], { cwd: f.project, env: f.env, asUid });
@@ -162,6 +164,22 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
       expect(r.stdout).not.toMatch(/WROTE/);
       expect(readFileSync(join(f.entry, 'tools/xdg/tool/f'), 'utf8')).toBe('a\n');
       expect(readFileSync(join(f.entry, 'tools/go-build/f'), 'utf8')).toBe('b\n');
+      expect({ ...hostCaches(f), ...fingerprint(outside) }).toEqual(before);
+      const again = await runCli(
+        [
+          '--',
+          'sh',
+          '-c',
+          'echo again > "$XDG_CACHE_HOME/../.git/planted" 2>/dev/null; ls "$XDG_CACHE_HOME"',
+        ],
+        {
+          cwd: f.project,
+          env: f.env,
+          asUid,
+        },
+      );
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/outside-link/);
       expect({ ...hostCaches(f), ...fingerprint(outside) }).toEqual(before);
       // cordon cache clear removes the links, not what they point at.
       const clear = await runCli(['cache', 'clear'], { cwd: f.project, env: f.env, asUid });
@@ -249,5 +267,60 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
         'npm_config_userconfig',
       ],
     });
+  });
+});
+
+const hasGoAndZip = spawnSync('sh', ['-c', 'command -v go && command -v zip']).status === 0;
+
+describe.runIf(bwrapUsable && hasGoAndZip && isRoot)('Go under the sandbox cache (real go)', () => {
+  it('go build writes its build and module caches in the sandbox cache; the host module cache is a read-only source', async () => {
+    const f = makeFixture(0);
+    // A module "dependency" served from a hand-made file proxy into the HOST module cache.
+    const proxy = makeTempDir('cordon-cache-goproxy-');
+    const v = join(proxy, 'example.com/dep/@v');
+    mkdirSync(v, { recursive: true });
+    writeFileSync(join(v, 'list'), 'v1.0.0\n');
+    writeFileSync(join(v, 'v1.0.0.info'), '{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}\n');
+    writeFileSync(join(v, 'v1.0.0.mod'), 'module example.com/dep\n\ngo 1.19\n');
+    const src = join(proxy, 'src/example.com/dep@v1.0.0');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'go.mod'), 'module example.com/dep\n\ngo 1.19\n');
+    writeFileSync(join(src, 'dep.go'), 'package dep\n\nfunc Hello() string { return "dep says hi" }\n');
+    expect(
+      spawnSync('sh', ['-c', `cd "${join(proxy, 'src')}" && zip -qrD "${join(v, 'v1.0.0.zip')}" example.com`])
+        .status,
+    ).toBe(0);
+    writeFileSync(
+      join(f.project, 'go.mod'),
+      'module example.com/app\n\ngo 1.19\n\nrequire example.com/dep v1.0.0\n',
+    );
+    writeFileSync(
+      join(f.project, 'main.go'),
+      'package main\n\nimport (\n\t"fmt"\n\t"example.com/dep"\n)\n\nfunc main() { fmt.Println(dep.Hello()) }\n',
+    );
+    const hostEnv = {
+      ...f.env,
+      GOPROXY: `file://${proxy}`,
+      GOSUMDB: 'off',
+      GOFLAGS: '-mod=mod -buildvcs=false',
+      GOCACHE: join(f.home, '.cache/go-build'),
+    };
+    // Outside any sandbox: fill the host's module cache (~/go/pkg/mod) and go.sum.
+    const tidy = spawnSync('go', ['mod', 'tidy'], { cwd: f.project, env: hostEnv, encoding: 'utf8' });
+    expect(tidy.stderr).toMatch(/downloading example.com\/dep v1.0.0/);
+    expect(tidy.status).toBe(0);
+    expect(readFileSync(join(f.project, 'go.sum'), 'utf8')).toMatch(/example.com\/dep v1.0.0 h1:/);
+    const before = { ...hostCaches(f), ...fingerprint(join(f.home, 'go')) };
+    // Sandboxed, network off, no GOPROXY of the user's: the module comes from the host's cache.
+    const r = await runCli(['--', 'go', 'run', '-buildvcs=false', '.'], {
+      cwd: f.project,
+      env: { ...f.env, GOSUMDB: 'off' },
+    });
+    expect(r.stdout).toBe('dep says hi\n');
+    // "downloading" from the host module cache through the file:// proxy, network off
+    expect(r.stderr).toMatch(/go: downloading example.com\/dep v1.0.0\n[^]*exit 0/);
+    expect(readdirSync(join(f.entry, 'tools'))).toEqual(expect.arrayContaining(['go-build', 'go-mod']));
+    expect(existsSync(join(f.entry, 'tools/go-mod/example.com/dep@v1.0.0/dep.go'))).toBe(true);
+    expect({ ...hostCaches(f), ...fingerprint(join(f.home, 'go')) }).toEqual(before);
   });
 });

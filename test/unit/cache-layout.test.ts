@@ -164,6 +164,8 @@ describe('policy and bwrap plan with the sandbox cache', () => {
     const args = plan.args.join(' ');
     expect(args).toContain(`--bind ${ENTRY}/tools ${ENTRY}/tools`);
     expect(args).toContain(`--ro-bind ${ENTRY}/config ${ENTRY}/config`);
+    // no protected .git/.cordon placeholders inside the sandbox cache
+    expect(args).not.toContain(`${ENTRY}/tools/.`);
     // nothing of the host's own caches is writable
     expect(args).not.toMatch(/--bind \/home\/user\/\.(npm|cache) /);
   });
