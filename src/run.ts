@@ -45,6 +45,8 @@ export interface PreparedRun {
   readonly plan: Plan;
   /** The sandbox cache this run uses (profile `cache:`), undefined when off or unsandboxed. */
   readonly cache?: CacheLayout | undefined;
+  /** Why the profile's sandbox cache could not be set up (the run goes on without it). */
+  readonly cacheWarning?: string | undefined;
 }
 
 export function resolveCwd(cwd: string | undefined): string {
@@ -89,12 +91,18 @@ export function preparePlan(
   let policy: SandboxPolicy | undefined;
   let envResolved = env;
   let cache: CacheLayout | undefined;
+  let cacheWarning: string | undefined;
   if (request !== 'none') {
     const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
     const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
     cache = planCache(profile.cache, host, cwd, options.env ?? process.env);
     // A synthetic host (explain --platform) has no directories to create.
-    if (cache && deps.platform === undefined) prepareSandboxCache(cache, host.uid);
+    const unavailable =
+      cache && deps.platform === undefined ? prepareSandboxCache(cache, host.uid) : undefined;
+    if (cache && unavailable !== undefined) {
+      cacheWarning = `unavailable (${unavailable}) — tools that write caches under your home will fail; set XDG_CACHE_HOME to a directory of your own, or cache: off in the profile`;
+      cache = undefined;
+    }
     policy = resolvePolicy(
       profile,
       { read: options.read ?? [], write: options.write ?? [], deny: options.deny ?? [], network },
@@ -138,7 +146,7 @@ export function preparePlan(
     host,
     bestEffort: options.bestEffort ?? false,
   });
-  return { command, cwd, host, policy, choice, env: envResolved, plan, cache };
+  return { command, cwd, host, policy, choice, env: envResolved, plan, cache, cacheWarning };
 }
 
 const BWRAP_EXEC_FAILURE =
@@ -270,7 +278,9 @@ export async function executePlan(
           dir: prepared.cache.entry,
           env: prepared.cache.redirects.map((r) => r.name),
         }
-      : null,
+      : prepared.cacheWarning
+        ? { mode: 'unavailable', dir: null, env: [], reason: prepared.cacheWarning }
+        : null,
     annotations,
     notEnforced: plan.notEnforced,
   };

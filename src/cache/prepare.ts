@@ -49,23 +49,31 @@ export function checkPrivateDir(path: string, uid: number): void {
   }
 }
 
+/** Thrown inside this module when a directory cannot be created (not ours to fix silently). */
+class CacheUnavailable extends Error {}
+
 function ensurePrivateDir(path: string, uid: number): void {
   try {
     mkdirSync(path, { mode: 0o700 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new CordonError(
-        'unsafe-cache',
-        `cannot create the sandbox cache directory '${path}': ${code} — check the permissions of '${parentOf(path)}', or set the profile's cache: off`,
-      );
-    }
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (code !== 'EEXIST') throw new CacheUnavailable(`cannot create '${path}': ${code}`);
+  }
+  try {
+    lstatSync(path);
+  } catch (error) {
+    throw new CacheUnavailable(`cannot use '${path}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   checkPrivateDir(path, uid);
 }
 
-/** Creates and checks every directory from <root>/.. (the cordon dir) down to the entry's parts. */
-export function prepareCacheDirs(layout: CacheLayout, uid: number): void {
+/**
+ * Creates and checks every directory from <root>/.. (the cordon dir) down to the entry's
+ * parts. Returns why the cache is unavailable when a directory cannot be created (a home that
+ * is read-only or not the caller's: the run goes on without a cache, which confines no less);
+ * throws CordonError when one exists but is unsafe (another owner, group/world-writable, a link).
+ */
+export function prepareCacheDirs(layout: CacheLayout, uid: number): string | undefined {
   const cordonDir = parentOf(layout.root);
   try {
     // The directories above cordon's own (e.g. ~/.cache) are the user's; create them if missing.
@@ -73,8 +81,14 @@ export function prepareCacheDirs(layout: CacheLayout, uid: number): void {
   } catch {
     // reported by ensurePrivateDir below with the path that failed
   }
-  for (const dir of [cordonDir, layout.root, layout.entry, layout.toolsDir, layout.configDir])
-    ensurePrivateDir(dir, uid);
+  try {
+    for (const dir of [cordonDir, layout.root, layout.entry, layout.toolsDir, layout.configDir])
+      ensurePrivateDir(dir, uid);
+  } catch (error) {
+    if (error instanceof CacheUnavailable) return error.message;
+    throw error;
+  }
+  return undefined;
 }
 
 /** Reads `source` with cordon's rights; an unreadable file gives an empty copy, never an error. */
@@ -100,7 +114,9 @@ export function writeSanitizedCopies(layout: CacheLayout): void {
   }
 }
 
-export function prepareSandboxCache(layout: CacheLayout, uid: number): void {
-  prepareCacheDirs(layout, uid);
-  writeSanitizedCopies(layout);
+/** Undefined when the cache is ready; otherwise why it is unavailable (see prepareCacheDirs). */
+export function prepareSandboxCache(layout: CacheLayout, uid: number): string | undefined {
+  const unavailable = prepareCacheDirs(layout, uid);
+  if (unavailable === undefined) writeSanitizedCopies(layout);
+  return unavailable;
 }

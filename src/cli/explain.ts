@@ -69,7 +69,11 @@ export function runExplain(
       `private temp dir: ${policy.privateTmp ? 'yes' : 'no'}`,
     );
     const cache = prepared.cache;
-    lines.push(cache ? `sandbox cache: ${cache.mode} → ${cache.entry}` : 'sandbox cache: off');
+    lines.push(
+      cache
+        ? `sandbox cache: ${cache.mode} → ${cache.entry}`
+        : `sandbox cache: ${prepared.cacheWarning ?? 'off'}`,
+    );
     if (cache) {
       lines.push('  environment redirections:');
       for (const r of cache.redirects) lines.push(`    ${r.name}=${r.value}    ← ${r.tool}`);

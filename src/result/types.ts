@@ -34,10 +34,12 @@ export interface Annotation {
 
 /** The sandbox cache a run used (docs/caches.md): its entry and the variables pointed at it. */
 export interface CacheSummary {
-  readonly mode: 'shared' | 'workspace';
-  readonly dir: string;
+  /** 'unavailable': the profile asked for one but it could not be created (see reason). */
+  readonly mode: 'shared' | 'workspace' | 'unavailable';
+  readonly dir: string | null;
   /** Names of the environment variables cordon set to redirect tool caches (never values). */
   readonly env: readonly string[];
+  readonly reason?: string;
 }
 
 export interface RunResult {

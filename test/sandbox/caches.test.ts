@@ -231,6 +231,39 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
     }
   });
 
+  it.runIf(isRoot)(
+    'a home the user cannot write: the run goes on without a cache, and says why',
+    async () => {
+      const f = makeFixture(0);
+      chmodSync(f.home, 0o700); // root's: uid 65534 cannot create its cache there
+      const r = await runCli(['--json', '--', 'sh', '-c', 'echo "[$npm_config_cache]"'], {
+        cwd: f.project,
+        env: f.env,
+        asUid: 65534,
+      });
+      const result = JSON.parse(r.stdout);
+      expect(result.stdout.text).toBe('[]\n');
+      expect(result.stderr.text).toBe('');
+      expect(result.cache).toEqual({
+        mode: 'unavailable',
+        dir: null,
+        env: [],
+        reason: `unavailable (cannot create '${f.home}/.cache/cordon': EACCES) — tools that write caches under your home will fail; set XDG_CACHE_HOME to a directory of your own, or cache: off in the profile`,
+      });
+    },
+  );
+
+  it('explain lists the sandbox cache, each redirection and the sanitized copy', async () => {
+    const f = makeFixture(0);
+    const r = await runCli(['explain', '--', 'npm', 'test'], { cwd: f.project, env: f.env });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(`sandbox cache: workspace → ${f.entry}`);
+    expect(lines).toContain(`    npm_config_cache=${f.entry}/tools/npm    ← npm (cache and _logs)`);
+    expect(lines).toContain(`  sanitized copy: ${f.home}/.npmrc → ${f.entry}/config/npmrc`);
+    expect(lines).toContain(`  write ${f.entry}/tools    ← sandbox cache`);
+  });
+
   it('cache: off and the read-only profile leave the environment and the rules alone', async () => {
     const f = makeFixture(0);
     const r = await runCli(
