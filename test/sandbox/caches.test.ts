@@ -138,6 +138,14 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
       expect(ls.stdout).toMatch(/demo-pkg-1\.0\.0\.tgz|demo-pkg/);
       // The host's caches are byte-for-byte what they were.
       expect(hostCaches(f)).toEqual(before);
+      // cordon cache names the root, this workspace's entry and its size.
+      const info = JSON.parse(
+        (await runCli(['cache', '--json'], { cwd: f.project, env: f.env, ...as })).stdout,
+      );
+      expect(info.root).toBe(join(f.home, '.cache/cordon/sandbox-cache'));
+      expect(info.workspaceEntry).toBe(workspaceKey(f.project));
+      expect(info.entries.map((e: { name: string }) => e.name)).toEqual([workspaceKey(f.project)]);
+      expect(info.bytes).toBeGreaterThan(0);
     });
 
     it(`uid ${uid}: writes through $XDG_CACHE_HOME and $GOCACHE land in the sandbox cache; links and .. stay inside`, async () => {
