@@ -49,6 +49,7 @@ const TOOL_DIRS: readonly (readonly [string, string, string])[] = [
   ['GRADLE_USER_HOME', 'gradle', 'gradle (caches, wrapper, daemon)'],
   ['DENO_DIR', 'deno', 'deno'],
   ['BUN_INSTALL_CACHE_DIR', 'bun', 'bun'],
+  ['CCACHE_DIR', 'ccache', 'ccache'],
 ];
 
 function isAbsoluteFor(host: HostInfo, path: string): boolean {
@@ -121,9 +122,10 @@ export function planCache(mode: CacheMode, host: HostInfo, cwd: string, env: Env
   const entry = `${root}/${mode === 'shared' ? 'shared' : workspaceKey(cwd)}`;
   const toolsDir = `${entry}/tools`;
   const configDir = `${entry}/config`;
+  // XDG_CACHE_HOME is deliberately left alone (docs/caches.md): moving it would hide the
+  // host's downloaded browsers, binaries and headers (Playwright, Cypress, corepack,
+  // node-gyp) that work read-only today and cannot be fetched again with the network off.
   const redirects: CacheRedirect[] = [];
-  if (host.platform !== 'win32')
-    redirects.push({ name: 'XDG_CACHE_HOME', value: `${toolsDir}/xdg`, tool: 'XDG tools (~/.cache)' });
   for (const [name, dir, tool] of TOOL_DIRS) redirects.push({ name, value: `${toolsDir}/${dir}`, tool });
   redirects.push(...goModuleRedirects(host, env, toolsDir));
   const copies: SanitizedCopy[] = [];

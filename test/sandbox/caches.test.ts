@@ -148,7 +148,7 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
       expect(info.bytes).toBeGreaterThan(0);
     });
 
-    it(`uid ${uid}: writes through $XDG_CACHE_HOME and $GOCACHE land in the sandbox cache; links and .. stay inside`, async () => {
+    it(`uid ${uid}: writes through $PIP_CACHE_DIR and $GOCACHE land in the sandbox cache; links and .. stay inside`, async () => {
       const f = makeFixture(uid);
       const outside = join(f.home, 'outside');
       mkdirSync(outside);
@@ -156,30 +156,28 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
       if (uid !== 0) chownSync(outside, uid, uid);
       const before = { ...hostCaches(f), ...fingerprint(outside) };
       const script = [
-        'mkdir -p "$XDG_CACHE_HOME/tool" "$GOCACHE" && echo a > "$XDG_CACHE_HOME/tool/f" && echo b > "$GOCACHE/f"',
+        'mkdir -p "$PIP_CACHE_DIR/tool" "$GOCACHE" && echo a > "$PIP_CACHE_DIR/tool/f" && echo b > "$GOCACHE/f"',
+        // XDG_CACHE_HOME is not moved: ~/.cache stays the host's, read-only
+        'echo x > "$HOME/.cache/planted" 2>/dev/null && echo WROTE-XDG',
         // `..` from the sandbox cache up to the host's caches: read-only there
         'echo x > "$npm_config_cache/../../../../../../.npm/_cacache/planted" 2>/dev/null && echo WROTE-DOTDOT',
         'echo x > "$GOCACHE/../../../../../../.cache/go-build/planted" 2>/dev/null && echo WROTE-DOTDOT2',
         // links planted in the sandbox cache, pointing at the host caches
-        'ln -s "$HOME/.npm/_cacache" "$XDG_CACHE_HOME/npm-link" && echo x > "$XDG_CACHE_HOME/npm-link/planted" 2>/dev/null && echo WROTE-LINK',
-        `ln -s "${outside}" "$XDG_CACHE_HOME/outside-link"`,
+        'ln -s "$HOME/.npm/_cacache" "$PIP_CACHE_DIR/npm-link" && echo x > "$PIP_CACHE_DIR/npm-link/planted" 2>/dev/null && echo WROTE-LINK',
+        `ln -s "${outside}" "$PIP_CACHE_DIR/outside-link"`,
         // a link where a protected name would be: must not lock the next run out
-        'ln -s "$HOME/.npm" "$XDG_CACHE_HOME/../.git"',
+        'ln -s "$HOME/.npm" "$PIP_CACHE_DIR/../.git"',
         'true',
       ].join('; ');
       const r = await runCli(['--', 'sh', '-c', script], { cwd: f.project, env: f.env, ...as });
       expect(r.stderr).toMatch(/exit 0/);
       expect(r.stdout).not.toMatch(/WROTE/);
-      expect(readFileSync(join(f.entry, 'tools/xdg/tool/f'), 'utf8')).toBe('a\n');
+      expect(readFileSync(join(f.entry, 'tools/pip/tool/f'), 'utf8')).toBe('a\n');
+      expect(existsSync(join(f.home, '.cache/planted'))).toBe(false);
       expect(readFileSync(join(f.entry, 'tools/go-build/f'), 'utf8')).toBe('b\n');
       expect({ ...hostCaches(f), ...fingerprint(outside) }).toEqual(before);
       const again = await runCli(
-        [
-          '--',
-          'sh',
-          '-c',
-          'echo again > "$XDG_CACHE_HOME/../.git/planted" 2>/dev/null; ls "$XDG_CACHE_HOME"',
-        ],
+        ['--', 'sh', '-c', 'echo again > "$PIP_CACHE_DIR/../.git/planted" 2>/dev/null; ls "$PIP_CACHE_DIR"'],
         {
           cwd: f.project,
           env: f.env,
@@ -295,7 +293,6 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
       mode: 'workspace',
       dir: f.entry,
       env: [
-        'XDG_CACHE_HOME',
         'npm_config_cache',
         'GOCACHE',
         'PIP_CACHE_DIR',
@@ -304,6 +301,7 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
         'GRADLE_USER_HOME',
         'DENO_DIR',
         'BUN_INSTALL_CACHE_DIR',
+        'CCACHE_DIR',
         'GOMODCACHE',
         'npm_config_userconfig',
       ],

@@ -32,7 +32,6 @@ describe('planCache', () => {
       toolsDir: `${ENTRY}/tools`,
       configDir: `${ENTRY}/config`,
       redirects: [
-        { name: 'XDG_CACHE_HOME', value: `${ENTRY}/tools/xdg`, tool: 'XDG tools (~/.cache)' },
         { name: 'npm_config_cache', value: `${ENTRY}/tools/npm`, tool: 'npm (cache and _logs)' },
         { name: 'GOCACHE', value: `${ENTRY}/tools/go-build`, tool: 'go (build cache)' },
         { name: 'PIP_CACHE_DIR', value: `${ENTRY}/tools/pip`, tool: 'pip' },
@@ -49,6 +48,7 @@ describe('planCache', () => {
         },
         { name: 'DENO_DIR', value: `${ENTRY}/tools/deno`, tool: 'deno' },
         { name: 'BUN_INSTALL_CACHE_DIR', value: `${ENTRY}/tools/bun`, tool: 'bun' },
+        { name: 'CCACHE_DIR', value: `${ENTRY}/tools/ccache`, tool: 'ccache' },
         { name: 'GOMODCACHE', value: `${ENTRY}/tools/go-mod`, tool: 'go (module cache)' },
         { name: 'npm_config_userconfig', value: `${ENTRY}/config/npmrc`, tool: 'npm (sanitized ~/.npmrc)' },
       ],
@@ -76,6 +76,9 @@ describe('planCache', () => {
     );
     const win = planCache('workspace', syntheticHost('win32'), 'C:/Users/user/project', {})!;
     expect(win.redirects.map((r) => r.name)).not.toContain('XDG_CACHE_HOME');
+    expect(planCache('workspace', linux, linux.cwd, {})!.redirects.map((r) => r.name)).not.toContain(
+      'XDG_CACHE_HOME',
+    );
   });
 
   it("Go: the host module cache becomes a read-only file proxy in front of the user's GOPROXY", () => {
