@@ -28,11 +28,18 @@ export interface RunDeps {
   /** Plan for another OS (explain --platform): no real cwd check, the synthetic host's cwd. */
   readonly platform?: Platform | undefined;
   readonly cwdOverride?: string | undefined;
+  /**
+   * Creates and checks the sandbox cache on the real file system (prepareSandboxCache);
+   * returns why it is unavailable, if it is. Absent (synthetic hosts: explain --platform,
+   * golden tests): no sandbox cache is planned, so nothing is created.
+   */
+  readonly prepareCache?: ((layout: CacheLayout, uid: number) => string | undefined) | undefined;
 }
 
 export const defaultDeps: RunDeps = {
   probe: (needs) => probeHost(needs),
   subreaper: false,
+  prepareCache: prepareSandboxCache,
 };
 
 export interface PreparedRun {
@@ -96,9 +103,11 @@ export function preparePlan(
     const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
     const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
     cache = planCache(profile.cache, host, cwd, options.env ?? process.env);
-    // A synthetic host (explain --platform) has no directories to create.
-    const unavailable =
-      cache && deps.platform === undefined ? prepareSandboxCache(cache, host.uid) : undefined;
+    if (cache && !deps.prepareCache) {
+      cacheWarning = `not set up: ${cache.mode} (a synthetic host has no directories to create)`;
+      cache = undefined;
+    }
+    const unavailable = cache ? deps.prepareCache?.(cache, host.uid) : undefined;
     if (cache && unavailable !== undefined) {
       cacheWarning = `unavailable (${unavailable}) — tools that write caches under your home will fail; set XDG_CACHE_HOME to a directory of your own, or cache: off in the profile`;
       cache = undefined;

@@ -3,6 +3,7 @@
 // truncated. --json gives the same as data. --platform builds another OS's plan from a
 // synthetic HostInfo (see host/synthetic.ts for its documented defaults).
 
+import { prepareSandboxCache } from '../cache/prepare.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
 import type { Platform } from '../policy/types.ts';
@@ -28,7 +29,7 @@ export function runExplain(
           platform: target,
           cwdOverride: syntheticHost(target).cwd,
         }
-      : { probe: (needs) => probeHost(needs), subreaper: false },
+      : { probe: (needs) => probeHost(needs), subreaper: false, prepareCache: prepareSandboxCache },
   );
   const { policy, choice, plan } = prepared;
   if (options.json) {

@@ -2,6 +2,7 @@
 // Text mode prints the command's stdout on stdout and its stderr (plus annotations) on stderr,
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
+import { prepareSandboxCache } from '../cache/prepare.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
@@ -66,7 +67,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
   }
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup() : false;
-  const deps: RunDeps = { probe: (needs) => probeHost(needs), subreaper };
+  const deps: RunDeps = { probe: (needs) => probeHost(needs), subreaper, prepareCache: prepareSandboxCache };
   const prepared = preparePlan(parsed.command, options.run, deps);
 
   const controller = new AbortController();
