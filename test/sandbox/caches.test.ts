@@ -206,7 +206,7 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
         { cwd: f.project, env: f.env, ...as },
       );
       expect(r.stderr).toMatch(/exit 0/);
-      // The real ~/.npmrc reads as nothing (bwrap covers it with /dev/null on a nodev mount).
+      // The real ~/.npmrc yields nothing: the deny rule covers it (unreadable inside).
       expect(r.stdout).toBe(
         'https://registry.example.test/\nregistry=https://registry.example.test/\n; cordon: removed //registry.example.test/:_authToken\n---\n',
       );
