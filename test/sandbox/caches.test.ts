@@ -270,6 +270,33 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
     expect(lines).toContain(`  write ${f.entry}/tools    ← sandbox cache`);
   });
 
+  it('workspace entries are separate; cache: shared gives every workspace the same one; --env wins', async () => {
+    const f = makeFixture(0);
+    const other = makeTempDir('cordon-cache-proj2-');
+    const profile = join(f.home, 'shared.yaml');
+    writeFileSync(profile, 'extends: workspace\ncache: shared\n');
+    const put = 'echo from-a > "$PIP_CACHE_DIR/mark"';
+    const get = 'cat "$PIP_CACHE_DIR/mark" 2>/dev/null || echo none';
+    await runCli(['--', 'sh', '-c', `mkdir -p "$PIP_CACHE_DIR" && ${put}`], { cwd: f.project, env: f.env });
+    const separate = await runCli(['--', 'sh', '-c', get], { cwd: other, env: f.env });
+    expect(separate.stdout).toBe('none\n');
+    await runCli(['-p', profile, '--', 'sh', '-c', `mkdir -p "$PIP_CACHE_DIR" && ${put}`], {
+      cwd: f.project,
+      env: f.env,
+    });
+    const shared = await runCli(['-p', profile, '--', 'sh', '-c', get], { cwd: other, env: f.env });
+    expect(shared.stdout).toBe('from-a\n');
+    expect(existsSync(join(f.home, '.cache/cordon/sandbox-cache/shared/tools/pip/mark'))).toBe(true);
+    const explicit = await runCli(
+      ['--env', 'npm_config_cache=/tmp/npm', '--', 'sh', '-c', 'echo $npm_config_cache'],
+      {
+        cwd: f.project,
+        env: f.env,
+      },
+    );
+    expect(explicit.stdout).toBe('/tmp/npm\n');
+  });
+
   it('cache: off and the read-only profile leave the environment and the rules alone', async () => {
     const f = makeFixture(0);
     const r = await runCli(
