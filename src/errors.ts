@@ -19,6 +19,7 @@ export type CordonErrorCode =
   | 'no-backend'
   | 'policy-unenforceable'
   | 'unsafe-symlink'
+  | 'unsafe-cache'
   | 'report-failed'
   | 'internal';
 

@@ -4,6 +4,8 @@
 import { lstatSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
+import { prepareSandboxCache } from './cache/prepare.ts';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { listInheritableFds } from './exec/procfs.ts';
@@ -44,11 +46,18 @@ export interface RunDeps {
    * after the run) instead of starting a helper process. Never for the library.
    */
   readonly landlockInProcess?: boolean | undefined;
+  /**
+   * Creates and checks the sandbox cache on the real file system (prepareSandboxCache);
+   * returns why it is unavailable, if it is. Absent (synthetic hosts: explain --platform,
+   * golden tests): no sandbox cache is planned, so nothing is created.
+   */
+  readonly prepareCache?: ((layout: CacheLayout, uid: number) => string | undefined) | undefined;
 }
 
 export const defaultDeps: RunDeps = {
   probe: (needs) => probeHost(needs),
   subreaper: false,
+  prepareCache: prepareSandboxCache,
 };
 
 export interface PreparedRun {
@@ -59,6 +68,10 @@ export interface PreparedRun {
   readonly choice: BackendChoice;
   readonly env: ResolvedEnv;
   readonly plan: Plan;
+  /** The sandbox cache this run uses (profile `cache:`), undefined when off or unsandboxed. */
+  readonly cache?: CacheLayout | undefined;
+  /** Why the profile's sandbox cache could not be set up (the run goes on without it). */
+  readonly cacheWarning?: string | undefined;
 }
 
 export function resolveCwd(cwd: string | undefined): string {
@@ -97,14 +110,27 @@ export function preparePlan(
   });
   let policy: SandboxPolicy | undefined;
   let envRequest = { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [] as string[] };
+  let cache: CacheLayout | undefined;
+  let cacheWarning: string | undefined;
   if (request !== 'none') {
     const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
     const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
+    cache = planCache(profile.cache, host, cwd, options.env ?? process.env);
+    if (cache && !deps.prepareCache) {
+      cacheWarning = `not set up: ${cache.mode} (a synthetic host has no directories to create)`;
+      cache = undefined;
+    }
+    const unavailable = cache ? deps.prepareCache?.(cache, host.uid) : undefined;
+    if (cache && unavailable !== undefined) {
+      cacheWarning = `unavailable (${unavailable}) — tools that write caches under your home will fail; set XDG_CACHE_HOME to a directory of your own, or cache: off in the profile`;
+      cache = undefined;
+    }
     policy = resolvePolicy(
       profile,
       { read: options.read ?? [], write: options.write ?? [], deny: options.deny ?? [], network },
       host,
       cwd,
+      cache ? cacheRules(cache) : [],
     );
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],
@@ -123,12 +149,14 @@ export function preparePlan(
     );
   }
   const bestEffort = options.bestEffort ?? false;
-  const envResolved = resolveEnv(
+  let envResolved = resolveEnv(
     options.env ?? process.env,
     { ...envRequest, clear: options.clearEnv ?? false },
     CLEAR_ENV_KEEP,
     platform === 'win32',
   );
+  // Tools pointed at the sandbox cache; an explicitly set variable wins.
+  if (cache) envResolved = { ...envResolved, env: applyCacheEnv(envResolved.env, cache, envRequest.set) };
   const verdicts = judgeBackends(host, policy, (backend, p, h) =>
     backend === 'landlock' && !bestEffort ? checkLandlockFit(p, h) : undefined,
   ).map((v) => {
@@ -153,7 +181,7 @@ export function preparePlan(
     host,
     bestEffort: options.bestEffort ?? false,
   });
-  return { command, cwd, host, policy, choice, env: envResolved, plan };
+  return { command, cwd, host, policy, choice, env: envResolved, plan, cache, cacheWarning };
 }
 
 // bwrap and setpriv exec the command themselves; when that exec fails they print one line
@@ -354,6 +382,15 @@ export async function executePlan(
       truncated: rendered.stderr.truncated,
     },
     droppedEnv: prepared.env.dropped,
+    cache: prepared.cache
+      ? {
+          mode: prepared.cache.mode,
+          dir: prepared.cache.entry,
+          env: prepared.cache.redirects.map((r) => r.name),
+        }
+      : prepared.cacheWarning
+        ? { mode: 'unavailable', dir: null, env: [], reason: prepared.cacheWarning }
+        : null,
     annotations,
     notEnforced: plan.notEnforced,
   };

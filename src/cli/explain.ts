@@ -3,6 +3,7 @@
 // truncated. --json gives the same as data. --platform builds another OS's plan from a
 // synthetic HostInfo (see host/synthetic.ts for its documented defaults).
 
+import { prepareSandboxCache } from '../cache/prepare.ts';
 import { isCordonError } from '../errors.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
@@ -26,7 +27,7 @@ export function runExplain(
         platform: target,
         cwdOverride: syntheticHost(target).cwd,
       }
-    : { probe: (needs) => probeHost(needs), subreaper: false };
+    : { probe: (needs) => probeHost(needs), subreaper: false, prepareCache: prepareSandboxCache };
   // A policy the backend cannot enforce: show the plan --best-effort would run, say that a
   // real run refuses, and exit 125 like the run would.
   let refusal: string | undefined;
@@ -55,6 +56,14 @@ export function runExplain(
         backend: choice.backend,
         verdicts: choice.verdicts,
         droppedEnv: prepared.env.dropped,
+        cache: prepared.cache
+          ? {
+              mode: prepared.cache.mode,
+              dir: prepared.cache.entry,
+              redirects: prepared.cache.redirects,
+              sanitized: prepared.cache.copies,
+            }
+          : null,
         plan,
         ...(refusal ? { refusal } : {}),
       })}\n`,
@@ -68,8 +77,19 @@ export function runExplain(
       `profile: ${policy.profile}`,
       `network: ${policy.network}`,
       `private temp dir: ${policy.privateTmp ? 'yes' : 'no'}`,
-      'rules (deepest path wins; on a tie none > write > read):',
     );
+    const cache = prepared.cache;
+    lines.push(
+      cache
+        ? `sandbox cache: ${cache.mode} → ${cache.entry}`
+        : `sandbox cache: ${prepared.cacheWarning ?? 'off'}`,
+    );
+    if (cache) {
+      lines.push('  environment redirections:');
+      for (const r of cache.redirects) lines.push(`    ${r.name}=${r.value}    ← ${r.tool}`);
+      for (const c of cache.copies) lines.push(`  sanitized copy: ${c.source} → ${c.target}`);
+    }
+    lines.push('rules (deepest path wins; on a tie none > write > read):');
     for (const r of policy.rules)
       lines.push(`  ${r.access.padEnd(5)} ${r.path}    ← ${describeSource(r.source)}`);
   } else {

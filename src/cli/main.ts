@@ -2,6 +2,7 @@
 // Text mode prints the command's stdout on stdout and its stderr (plus annotations) on stderr,
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
+import { prepareSandboxCache } from '../cache/prepare.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
@@ -55,6 +56,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runDoctor } = await import('./doctor.ts');
     return runDoctor(parsed.flags.json ?? false, writeAll);
   }
+  if (parsed.kind === 'cache') {
+    const { runCacheCommand } = await import('../cache/command.ts');
+    const action = parsed.command[0] === 'clear' ? 'clear' : 'show';
+    return runCacheCommand(action, parsed.flags.json ?? false, parsed.flags.cwd ?? process.cwd(), writeAll);
+  }
   const options = toRunOptions(parsed.flags);
   if (parsed.kind === 'explain') {
     const { runExplain } = await import('./explain.ts');
@@ -67,6 +73,7 @@ async function main(argv: readonly string[]): Promise<number> {
     probe: (needs) => probeHost(needs),
     subreaper,
     landlockInProcess: !options.report,
+    prepareCache: prepareSandboxCache,
   };
   const prepared = preparePlan(parsed.command, options.run, deps);
 

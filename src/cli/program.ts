@@ -44,7 +44,7 @@ export function addRunOptions(cmd: Command): Command {
 }
 
 export interface ParsedCommand {
-  readonly kind: 'run' | 'explain' | 'doctor' | 'help' | 'version';
+  readonly kind: 'run' | 'explain' | 'doctor' | 'cache' | 'help' | 'version';
   readonly flags: RawFlags;
   readonly command: string[];
   readonly helpText?: string;
@@ -71,14 +71,20 @@ export function parseArgv(argv: readonly string[], version: string): ParsedComma
   const first = argv[0];
   if (first === '--version' || first === '-V')
     return { kind: 'version', flags: {}, command: [], helpText: version };
-  let kind: 'run' | 'explain' | 'doctor' = 'run';
+  let kind: 'run' | 'explain' | 'doctor' | 'cache' = 'run';
   let rest = argv;
-  if (first === 'run' || first === 'explain' || first === 'doctor') {
+  if (first === 'run' || first === 'explain' || first === 'doctor' || first === 'cache') {
     kind = first;
     rest = argv.slice(1);
   }
   const cmd = configure(new Command(kind === 'run' ? 'cordon' : `cordon ${kind}`));
-  if (kind === 'doctor') {
+  if (kind === 'cache') {
+    cmd
+      .option('--json', 'print as JSON')
+      .option('--cwd <dir>', "which directory's entry to name (default: the current one)")
+      .argument('[action]', 'clear: empty the sandbox cache')
+      .description("where the sandbox cache lives and its size; 'cordon cache clear' empties it");
+  } else if (kind === 'doctor') {
     cmd
       .option('--json', 'print the findings as JSON')
       .description('which backends can enforce which parts of a policy here, and how to fix what is missing');
@@ -97,7 +103,7 @@ export function parseArgv(argv: readonly string[], version: string): ParsedComma
     } else {
       cmd.description('run a command inside the operating system sandbox');
       cmd.usage(
-        '[run] [options] -- COMMAND [ARGS...]\n       cordon explain [options] -- COMMAND [ARGS...]\n       cordon doctor [--json]',
+        '[run] [options] -- COMMAND [ARGS...]\n       cordon explain [options] -- COMMAND [ARGS...]\n       cordon doctor [--json]\n       cordon cache [clear] [--json]',
       );
     }
   }
@@ -118,6 +124,12 @@ export function parseArgv(argv: readonly string[], version: string): ParsedComma
     throw new CordonError(
       'bad-flag',
       `cordon doctor takes no command (got '${command[0]}') — use cordon explain -- COMMAND`,
+    );
+  }
+  if (kind === 'cache' && command.length > 0 && (command.length > 1 || command[0] !== 'clear')) {
+    throw new CordonError(
+      'bad-flag',
+      `unknown cache action '${command.join(' ')}' — use cordon cache or cordon cache clear`,
     );
   }
   return { kind, flags, command };

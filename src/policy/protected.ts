@@ -47,6 +47,10 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
   };
   for (const root of rules) {
     if (root.access !== 'write' || !canWrite(rules, root.path)) continue;
+    // The sandbox cache is read by sandboxed runs only: nothing there is a repository or a
+    // cordon configuration the user's own tools would pick up, and a link a run leaves there
+    // must not lock the next run out.
+    if (root.source.kind === 'cache') continue;
     for (const name of PROTECTED_NAMES) {
       const path = join(root.path, name);
       const kind = host.kind(path);

@@ -55,13 +55,25 @@ interface LogicalRule {
   source: RuleSource;
 }
 
+/** A rule cordon adds itself (the sandbox cache): an absolute path, taken literally. */
+export interface ExtraRule {
+  readonly path: string;
+  readonly access: Access;
+  readonly source: RuleSource;
+}
+
 export function resolvePolicy(
   profile: MergedProfile,
   flags: PolicyFlags,
   host: HostInfo,
   cwd: string,
+  extra: readonly ExtraRule[] = [],
 ): SandboxPolicy {
-  const logicalRules: LogicalRule[] = [];
+  const logicalRules: LogicalRule[] = extra.map((r) => ({
+    logical: normalizePath(r.path, host, cwd),
+    access: r.access,
+    source: r.source,
+  }));
   for (const rule of profile.filesystem) {
     const where = `profile ${rule.profile} filesystem[${rule.index}].path`;
     for (const logical of expandPathToken(rule.path, host, cwd, where)) {

@@ -12,7 +12,9 @@ export type RuleSource =
   | { kind: 'profile'; profile: string; index: number }
   | { kind: 'flag'; flag: '--read' | '--write' | '--deny' }
   | { kind: 'protected'; reason: string }
-  | { kind: 'private-tmp' };
+  | { kind: 'private-tmp' }
+  /** The sandbox cache (writable tool caches) or its read-only sanitized config copies. */
+  | { kind: 'cache'; part: 'tools' | 'config' };
 
 export interface PolicyRule {
   readonly path: string;
@@ -42,5 +44,7 @@ export function describeSource(source: RuleSource): string {
       return `protected (${source.reason})`;
     case 'private-tmp':
       return 'private temp dir';
+    case 'cache':
+      return source.part === 'tools' ? 'sandbox cache' : 'sandbox cache (sanitized config copies)';
   }
 }

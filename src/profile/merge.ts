@@ -1,11 +1,12 @@
 // Applies an extends chain: parent first, child on top. Filesystem rules accumulate (the
 // resolver's precedence decides between them) except that a child's rule replaces an
 // inherited rule with the same path text; scalars are overridden, env lists union.
-import type { MergedProfile, ProfileSpec } from './types.ts';
+import type { CacheMode, MergedProfile, ProfileSpec } from './types.ts';
 
 export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   let network: 'on' | 'off' = 'off';
   let privateTmp = false;
+  let cache: CacheMode = 'off';
   const filesystem: ProfileSpec['filesystem'][number][] = [];
   const keep = new Set<string>();
   const drop = new Set<string>();
@@ -19,6 +20,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     const overridden = new Set(spec.filesystem.map((r) => r.path));
     for (let i = filesystem.length - 1; i >= 0; i--)
       if (overridden.has(filesystem[i]!.path)) filesystem.splice(i, 1);
+    if (spec.cache !== undefined) cache = spec.cache;
     filesystem.push(...spec.filesystem);
     for (const name of spec.env.keep) {
       keep.add(name);
@@ -36,6 +38,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     chain: chain.map((s) => s.name),
     network,
     privateTmp,
+    cache,
     filesystem,
     env: { keep: [...keep], drop: [...drop], set },
   };

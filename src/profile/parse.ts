@@ -4,9 +4,15 @@
 import { parse as parseYaml } from 'yaml';
 import { CordonError } from '../errors.ts';
 import type { Access } from '../policy/types.ts';
-import type { ProfileEnvSpec, ProfileRuleSpec, ProfileSpec } from './types.ts';
+import {
+  CACHE_MODES,
+  type CacheMode,
+  type ProfileEnvSpec,
+  type ProfileRuleSpec,
+  type ProfileSpec,
+} from './types.ts';
 
-const TOP_KEYS = ['extends', 'network', 'privateTmp', 'filesystem', 'env'] as const;
+const TOP_KEYS = ['extends', 'network', 'privateTmp', 'cache', 'filesystem', 'env'] as const;
 const RULE_KEYS = ['path', 'access'] as const;
 const ENV_KEYS = ['keep', 'set', 'drop'] as const;
 const ACCESS_VALUES: readonly Access[] = ['read', 'write', 'none'];
@@ -105,7 +111,11 @@ export function parseProfile(text: string, file: string, name: string): ProfileS
     fail(file, '', `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`);
   }
   if (!isPlainObject(data))
-    fail(file, '', 'the top level must be a mapping with extends, network, privateTmp, filesystem, env');
+    fail(
+      file,
+      '',
+      'the top level must be a mapping with extends, network, privateTmp, cache, filesystem, env',
+    );
   checkKeys(file, '', data, TOP_KEYS);
   const ext = data['extends'];
   if (ext !== undefined && (typeof ext !== 'string' || ext.length === 0)) {
@@ -120,6 +130,10 @@ export function parseProfile(text: string, file: string, name: string): ProfileS
   const privateTmp = data['privateTmp'];
   if (privateTmp !== undefined && typeof privateTmp !== 'boolean')
     fail(file, 'privateTmp', 'must be true or false');
+  let cache = data['cache'];
+  if (cache === false) cache = 'off';
+  if (cache !== undefined && !CACHE_MODES.includes(cache as CacheMode))
+    fail(file, 'cache', `'${String(cache)}' is not allowed — use ${CACHE_MODES.join(', ')}`);
   const fsValue = data['filesystem'];
   if (fsValue !== undefined && fsValue !== null && !Array.isArray(fsValue)) {
     fail(file, 'filesystem', 'must be a list of { path, access } rules');
@@ -132,6 +146,7 @@ export function parseProfile(text: string, file: string, name: string): ProfileS
     extends: ext as string | undefined,
     network: network as 'on' | 'off' | undefined,
     privateTmp: privateTmp as boolean | undefined,
+    cache: cache as CacheMode | undefined,
     filesystem,
     env: parseEnv(file, data['env']),
   };

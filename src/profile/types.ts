@@ -1,6 +1,13 @@
 // A profile as written by a user or shipped in profiles/: YAML or JSON, the same parser.
 import type { Access, Network } from '../policy/types.ts';
 
+/**
+ * The sandbox cache (docs/caches.md): `workspace` gives each working directory its own
+ * writable cache, `shared` one cache for every workspace of the user, `off` none.
+ */
+export type CacheMode = 'shared' | 'workspace' | 'off';
+export const CACHE_MODES: readonly CacheMode[] = ['workspace', 'shared', 'off'];
+
 export interface ProfileRuleSpec {
   readonly path: string;
   readonly access: Access;
@@ -20,6 +27,7 @@ export interface ProfileSpec {
   readonly extends?: string | undefined;
   readonly network?: Network | undefined;
   readonly privateTmp?: boolean | undefined;
+  readonly cache?: CacheMode | undefined;
   readonly filesystem: readonly ProfileRuleSpec[];
   readonly env: ProfileEnvSpec;
 }
@@ -30,6 +38,7 @@ export interface MergedProfile {
   readonly chain: readonly string[];
   readonly network: Network;
   readonly privateTmp: boolean;
+  readonly cache: CacheMode;
   readonly filesystem: readonly ProfileRuleSpec[];
   readonly env: ProfileEnvSpec;
 }

@@ -32,6 +32,16 @@ export interface Annotation {
   readonly certainty?: 'certain' | 'possible' | undefined;
 }
 
+/** The sandbox cache a run used (docs/caches.md): its entry and the variables pointed at it. */
+export interface CacheSummary {
+  /** 'unavailable': the profile asked for one but it could not be created (see reason). */
+  readonly mode: 'shared' | 'workspace' | 'unavailable';
+  readonly dir: string | null;
+  /** Names of the environment variables cordon set to redirect tool caches (never values). */
+  readonly env: readonly string[];
+  readonly reason?: string;
+}
+
 export interface RunResult {
   readonly version: number;
   readonly command: readonly string[];
@@ -53,6 +63,8 @@ export interface RunResult {
   readonly stdout: StreamResult;
   readonly stderr: StreamResult;
   readonly droppedEnv: readonly string[];
+  /** null when the profile's cache is off or there is no sandbox. */
+  readonly cache: CacheSummary | null;
   readonly annotations: readonly Annotation[];
   readonly notEnforced: readonly NotEnforced[];
 }

@@ -105,6 +105,7 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
       [
         'annotations',
         'backend',
+        'cache',
         'cancelled',
         'command',
         'cwd',

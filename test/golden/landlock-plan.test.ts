@@ -189,7 +189,7 @@ describe('Landlock plans (golden)', () => {
   it('refuses with exit 125 and names the rule and the ways out', () => {
     const text = render({ backend: 'landlock', profile: 'strict' }, { landlockAbi: 7 });
     expect(text).toMatch(/^refused \(backend-unavailable, exit 125\)/);
-    expect(text).toContain('/home/user/project/.git');
+    expect(text).toContain('/home/user/project/.cordon');
     expect(text).toContain('bubblewrap');
     expect(text).toContain('--best-effort');
   });

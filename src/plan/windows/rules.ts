@@ -80,6 +80,8 @@ export function describe(rule: PolicyRule): string {
       return `protected: ${rule.source.reason}`;
     case 'private-tmp':
       return 'private temp dir';
+    case 'cache':
+      return rule.source.part === 'tools' ? 'sandbox cache' : 'sandbox cache (sanitized config copies)';
   }
 }
 

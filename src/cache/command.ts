@@ -1,0 +1,113 @@
+// `cordon cache` (where the sandbox cache lives, each entry's size) and `cordon cache clear`
+// (empty it). Walks with lstat and never follows a link: a sandboxed command may have left
+// links in its cache that point at the host's files.
+import { closeSync, constants, fchmodSync, lstatSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { probeHost } from '../host/probe.ts';
+import { resolveCacheRoot, workspaceKey } from './layout.ts';
+import { checkPrivateDir } from './prepare.ts';
+
+export interface CacheEntryInfo {
+  readonly name: string;
+  readonly path: string;
+  readonly bytes: number;
+}
+
+function sizeOf(path: string): number {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.size;
+  let total = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(path);
+  } catch {
+    return 0;
+  }
+  for (const name of names) total += sizeOf(`${path}/${name}`);
+  return total;
+}
+
+/** Go leaves its module tree read-only: make directories writable again, through no link. */
+function makeWritable(path: string): void {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isDirectory()) return;
+  try {
+    const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      fchmodSync(fd, 0o700);
+    } finally {
+      closeSync(fd);
+    }
+    for (const name of readdirSync(path)) makeWritable(`${path}/${name}`);
+  } catch {
+    // rmSync below reports what is left
+  }
+}
+
+function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
+    i += 1;
+  }
+  return `${i === 0 ? value : value.toFixed(1)} ${units[i]}`;
+}
+
+export function runCacheCommand(
+  action: 'show' | 'clear',
+  json: boolean,
+  cwd: string,
+  write: (fd: number, text: string) => void,
+): number {
+  const host = probeHost({});
+  const root = resolveCacheRoot(host, process.env);
+  const exists = host.kind(root) !== 'missing';
+  if (exists) checkPrivateDir(root, host.uid);
+  const entries: CacheEntryInfo[] = exists
+    ? readdirSync(root)
+        .sort()
+        .map((name) => ({ name, path: `${root}/${name}`, bytes: sizeOf(`${root}/${name}`) }))
+    : [];
+  if (action === 'clear') {
+    for (const entry of entries) {
+      makeWritable(entry.path);
+      rmSync(entry.path, { recursive: true, force: true });
+    }
+    const freed = entries.reduce((sum, e) => sum + e.bytes, 0);
+    if (json) write(1, `${JSON.stringify({ version: 1, root, cleared: entries.length, bytes: freed })}\n`);
+    else
+      write(
+        1,
+        `cleared ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} (${formatBytes(freed)}) in ${root}\n`,
+      );
+    return 0;
+  }
+  const workspace = workspaceKey(host.realpath(cwd));
+  const total = entries.reduce((sum, e) => sum + e.bytes, 0);
+  if (json) {
+    write(1, `${JSON.stringify({ version: 1, root, bytes: total, workspaceEntry: workspace, entries })}\n`);
+    return 0;
+  }
+  const lines = [
+    `sandbox cache: ${root}${exists ? '' : ' (not created yet)'}`,
+    `total: ${formatBytes(total)}`,
+  ];
+  for (const e of entries)
+    lines.push(
+      `  ${formatBytes(e.bytes).padStart(10)}  ${e.name}${e.name === workspace ? '  (this directory)' : ''}`,
+    );
+  lines.push(`this directory's entry (cache: workspace): ${workspace}`);
+  write(1, `${lines.join('\n')}\n`);
+  return 0;
+}
