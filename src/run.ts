@@ -3,6 +3,7 @@
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
 import { lstatSync, rmSync, statSync } from 'node:fs';
 import { CordonError } from './errors.ts';
+import { denialAnnotations } from './denials/for-run.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
@@ -211,6 +212,16 @@ export async function executePlan(
     });
   for (const ne of plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });
+  if (outcome.started)
+    annotations.push(
+      ...denialAnnotations({
+        policy: prepared.policy,
+        plan,
+        host: prepared.host,
+        networkFromFlag: options.network !== undefined,
+        stderrText: `${outcome.stderr.head.toString('utf8')}\n${outcome.stderr.tail.toString('utf8')}`,
+      }),
+    );
 
   let stderr = outcome.stderr;
   if (annotations.length > 0) {

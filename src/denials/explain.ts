@@ -60,8 +60,10 @@ interface Judged {
 
 /** Whether the policy explains this failure on `path`, and as what operation. */
 function judgeFs(c: FsCandidate, path: string, ctx: DenialContext): Judged | undefined {
-  if (ctx.privateDirs.some((d) => isWithin(path, d))) return undefined;
   const rule = findGoverningRule(ctx.policy.rules, path);
+  // Inside the private /tmp only rules on paths below it are mounted; the rest is a fresh tmpfs.
+  if (ctx.privateDirs.some((d) => isWithin(path, d) && !(rule && isWithin(rule.path, d) && rule.path !== d)))
+    return undefined;
   const access = rule?.access ?? 'none';
   if (access === 'write') return undefined; // the policy allowed it: not the sandbox
   const kind = ctx.kindOf(path);
