@@ -2,8 +2,9 @@
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
 import { lstatSync, rmSync, statSync } from 'node:fs';
-import { CordonError } from './errors.ts';
+import { startChangeTracking } from './changes/for-run.ts';
 import { denialAnnotations } from './denials/for-run.ts';
+import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { type SpawnOutcome, spawnPlan } from './exec/spawn.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
@@ -181,6 +182,9 @@ export async function executePlan(
 ): Promise<RunResult> {
   const { plan } = prepared;
   const budget = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const tracker = options.changes
+    ? await startChangeTracking(prepared.policy, prepared.cwd, options.changes)
+    : undefined;
   const created = existingPlaceholders(plan);
   let outcome: SpawnOutcome;
   try {
@@ -199,6 +203,7 @@ export async function executePlan(
   } finally {
     removePlaceholders(created);
   }
+  const changes = tracker ? await tracker.finish() : undefined;
   const status = classify(outcome, plan);
   const annotations: Annotation[] = [];
   if (status === 'not-found')
@@ -264,6 +269,7 @@ export async function executePlan(
     droppedEnv: prepared.env.dropped,
     annotations,
     notEnforced: plan.notEnforced,
+    ...(changes ? { changes } : {}),
   };
 }
 

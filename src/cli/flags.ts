@@ -22,6 +22,7 @@ export interface RawFlags {
   env?: string[];
   clearEnv?: boolean;
   bestEffort?: boolean;
+  changes?: boolean;
   platform?: string;
 }
 
@@ -80,6 +81,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     setEnv: env.set,
     clearEnv: flags.clearEnv ?? false,
     bestEffort: flags.bestEffort ?? false,
+    changes: flags.changes ?? false,
   };
   return {
     run,

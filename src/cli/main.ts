@@ -2,6 +2,7 @@
 // Text mode prints the command's stdout on stdout and its stderr (plus annotations) on stderr,
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
+import { renderChangeLines } from '../changes/report.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
@@ -125,6 +126,13 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   writeAll(1, result.stdout.text);
   writeAll(2, result.stderr.text);
+  if (result.changes)
+    writeAll(
+      2,
+      renderChangeLines(result.changes, result.cwd)
+        .map((l) => `cordon: ${l}\n`)
+        .join(''),
+    );
   if (!options.quiet) {
     const { styleMeta } = await import('./style.ts');
     writeAll(

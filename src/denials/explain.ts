@@ -79,7 +79,8 @@ function judgeFs(c: FsCandidate, path: string, ctx: DenialContext): Judged | und
     return { operation, path, rule, certainty: 'certain' };
   }
   // Readable but not writable.
-  if (c.errno === 'EROFS') return { operation: createOp ? 'create' : 'write', path, rule, certainty: 'certain' };
+  if (c.errno === 'EROFS')
+    return { operation: createOp ? 'create' : 'write', path, rule, certainty: 'certain' };
   if (writeLike) return { operation: createOp ? 'create' : 'write', path, rule, certainty: 'certain' };
   // EACCES/EPERM on a readable path without a write word: perhaps a write, perhaps the file's mode.
   return { operation: 'write', path, rule, certainty: 'possible' };
@@ -125,7 +126,9 @@ function netAnnotation(c: NetCandidate, ctx: DenialContext): Annotation | undefi
   if (ctx.policy.network !== 'off') return undefined;
   if (c.errno === 'refused' && (c.address === undefined || LOCAL_ADDRESS.test(c.address))) return undefined;
   const certainty = c.errno === 'resolve' || c.errno === 'unreachable' ? 'certain' : 'possible';
-  const rule = ctx.networkFromFlag ? 'network off: flag --no-net' : `network off: profile ${ctx.policy.profile}`;
+  const rule = ctx.networkFromFlag
+    ? 'network off: flag --no-net'
+    : `network off: profile ${ctx.policy.profile}`;
   const what = c.address !== undefined ? `network access to ${c.address}` : 'network access';
   const how = ctx.networkFromFlag ? 'drop --no-net (or pass --net) to allow it' : 'allow with --net';
   return {
@@ -172,6 +175,10 @@ export function explainDenials(
 }
 
 /** Recognize failure lines in `stderrText` and keep those the policy explains. */
-export function findDenials(stderrText: string, ctx: DenialContext, maxDenials = DEFAULT_MAX_DENIALS): DenialReport {
+export function findDenials(
+  stderrText: string,
+  ctx: DenialContext,
+  maxDenials = DEFAULT_MAX_DENIALS,
+): DenialReport {
   return explainDenials(recognizeFailures(stderrText), ctx, maxDenials);
 }

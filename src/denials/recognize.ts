@@ -90,7 +90,13 @@ export function extractPaths(line: string): string[] {
   if (fields.length >= 3) {
     for (const field of fields.slice(1, -1)) {
       const f = field.trim();
-      if (f.length > 0 && !f.includes(' ') && !found.includes(f) && !/^(\d+|E[A-Z]+)$/.test(f) && !f.includes('://'))
+      if (
+        f.length > 0 &&
+        !f.includes(' ') &&
+        !found.includes(f) &&
+        !/^(\d+|E[A-Z]+)$/.test(f) &&
+        !f.includes('://')
+      )
         found.push(f);
     }
   }

@@ -1,5 +1,6 @@
 // RunResult: everything a run produced, as data. The CLI turns it into text or JSON and an
 // exit status; the library returns it. Schema changes bump RESULT_SCHEMA_VERSION.
+import type { ChangeReport } from '../changes/types.ts';
 import type { NotEnforced } from '../plan/types.ts';
 
 export type RunStatus =
@@ -55,4 +56,6 @@ export interface RunResult {
   readonly droppedEnv: readonly string[];
   readonly annotations: readonly Annotation[];
   readonly notEnforced: readonly NotEnforced[];
+  /** With the changes option: what the command created, modified and deleted. */
+  readonly changes?: ChangeReport | undefined;
 }
