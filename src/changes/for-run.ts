@@ -34,7 +34,7 @@ export async function startChangeTracking(
     const scanRoots = changeRoots(policy, cwd);
     roots = scanRoots.map((r) => r.path);
     before = await snapshotBefore(scanRoots, scan);
-    since = readFsClockMs();
+    since = await readFsClockMs();
   } catch (error) {
     failure = errorText(error);
   }

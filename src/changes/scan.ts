@@ -1,11 +1,11 @@
 // The two scans behind `--changes`. Before the run: the names and types of every entry under
 // the writable roots (readdir only — no per-file stat, so 100,000 files cost ~0.1 s). Before
-// spawning, a marker file gives the file system's own clock reading. After the run: readdir
+// spawning, a marker file gives a reading of the file system's own clock. After the run: readdir
 // again, and lstat each file that existed before: its ctime at or after the marker means the
 // command (or anything else running meanwhile) changed it — content, mode, or a replacement.
 // Paths are handled as bytes (latin1 strings as keys) so no name is lost to decoding. Sync
 // calls in slices that yield to the event loop: measured ~5x faster than per-file promises.
-import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScanRoot } from './roots.ts';
@@ -148,18 +148,29 @@ export async function snapshotBefore(roots: readonly ScanRoot[], limits: ScanLim
 }
 
 /**
- * The file system's clock now, read from a fresh file's ctime (the kernel stamps files with a
- * coarse clock that can trail Date.now() by a tick). Falls back to Date.now() less a margin.
+ * A reading of the file system's own clock that is later than every change made so far: the
+ * ctime of a fresh file, re-stamped until the (coarse, tick-granular) clock has moved past
+ * the first stamp. Files stamped before the first stamp are then strictly older than the
+ * result, and everything the command changes afterwards is at least as new. Costs one clock
+ * tick (1–10 ms). Falls back to Date.now() when no temp file can be written.
  */
-export function readFsClockMs(): number {
+export async function readFsClockMs(maxWaitMs = 100): Promise<number> {
   let dir: string | undefined;
   try {
     dir = mkdtempSync(join(tmpdir(), 'cordon-clock-'));
     const file = join(dir, 'now');
     writeFileSync(file, '');
-    return lstatSync(file).ctimeMs;
+    const first = lstatSync(file).ctimeMs;
+    const t0 = performance.now();
+    while (performance.now() - t0 < maxWaitMs) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      chmodSync(file, 0o600 | (Math.round(performance.now()) & 1 ? 0o004 : 0));
+      const now = lstatSync(file).ctimeMs;
+      if (now > first) return now;
+    }
+    return Date.now();
   } catch {
-    return Date.now() - 50;
+    return Date.now();
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { findDenials } from '../../src/denials/explain.ts';
 import { withFlagRule } from '../../src/denials/fix.ts';
-import { resolveAccess } from '../../src/policy/access.ts';
-import { resolvePolicy } from '../../src/policy/resolve.ts';
 import { syntheticHost } from '../../src/host/synthetic.ts';
 import type { PathKind } from '../../src/host/types.ts';
+import { resolveAccess } from '../../src/policy/access.ts';
+import { resolvePolicy } from '../../src/policy/resolve.ts';
 import { loadProfile } from '../../src/profile/load.ts';
 
 const CWD = '/home/user/project';
@@ -50,7 +50,12 @@ describe('findDenials', () => {
       ],
     });
     // The suggested flag really allows it.
-    expect(resolveAccess(withFlagRule(ctx.policy.rules, '/home/user/.cache/npm', 'write'), '/home/user/.cache/npm/_cacache')).toBe('write');
+    expect(
+      resolveAccess(
+        withFlagRule(ctx.policy.rules, '/home/user/.cache/npm', 'write'),
+        '/home/user/.cache/npm/_cacache',
+      ),
+    ).toBe('write');
   });
 
   it('blames a read of a denied credential file on the profile rule', () => {
@@ -89,7 +94,10 @@ describe('findDenials', () => {
 
   it('explains that only an exact rule overrides a protected path', () => {
     const ctx = context('workspace', {}, { [`${CWD}/.git`]: 'dir' });
-    const [d] = findDenials(`fatal: Unable to create '${CWD}/.git/index.lock': Read-only file system.`, ctx).denials;
+    const [d] = findDenials(
+      `fatal: Unable to create '${CWD}/.git/index.lock': Read-only file system.`,
+      ctx,
+    ).denials;
     expect(d).toEqual({
       kind: 'denial',
       message:
@@ -104,7 +112,9 @@ describe('findDenials', () => {
 
   it('never blames the sandbox for a failure the policy allows (a 0400 file in the writable cwd)', () => {
     const ctx = context('workspace', {}, { [`${CWD}/ro.txt`]: 'file' });
-    expect(findDenials('sh: 1: cannot create ro.txt: Permission denied\nbash: ./ro.txt: Permission denied', ctx)).toEqual({
+    expect(
+      findDenials('sh: 1: cannot create ro.txt: Permission denied\nbash: ./ro.txt: Permission denied', ctx),
+    ).toEqual({
       denials: [],
       omitted: 0,
     });
@@ -113,7 +123,8 @@ describe('findDenials', () => {
   it('ignores the private /tmp and missing paths', () => {
     const ctx = context();
     expect(
-      findDenials('cat: /tmp/x: Permission denied\ncat: /nonexistent/file: No such file or directory', ctx).denials,
+      findDenials('cat: /tmp/x: Permission denied\ncat: /nonexistent/file: No such file or directory', ctx)
+        .denials,
     ).toEqual([]);
   });
 
@@ -151,14 +162,20 @@ describe('findDenials', () => {
   });
 
   it('deduplicates and caps', () => {
-    const lines = Array.from({ length: 30 }, (_, i) => `touch: cannot touch '/etc/f${i % 25}': Read-only file system`);
+    const lines = Array.from(
+      { length: 30 },
+      (_, i) => `touch: cannot touch '/etc/f${i % 25}': Read-only file system`,
+    );
     const r = findDenials(lines.join('\n'), context(), 20);
     expect([r.denials.length, r.omitted]).toEqual([20, 5]);
   });
 
   it('quotes a path a shell would split', () => {
     const ctx = context('workspace', {}, { '/home/user/My Docs': 'dir', '/home/user/My Docs/a.txt': 'file' });
-    const [d] = findDenials("cp: cannot create regular file '/home/user/My Docs/a.txt': Read-only file system", ctx).denials;
+    const [d] = findDenials(
+      "cp: cannot create regular file '/home/user/My Docs/a.txt': Read-only file system",
+      ctx,
+    ).denials;
     expect(d?.fix).toBe("--write '~/My Docs/a.txt'");
   });
 });

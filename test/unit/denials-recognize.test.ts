@@ -10,22 +10,76 @@ describe('recognizeFailures', () => {
       'sh: 1: cannot create /opt/z: Read-only file system',
       "Error: EROFS: read-only file system, open '/usr/x'",
       "PermissionError: [Errno 13] Permission denied: 'notes.txt'",
-      "mkdir: cannot create directory ‘/srv/data’: Permission denied",
+      'mkdir: cannot create directory ‘/srv/data’: Permission denied',
       'open /var/lib/thing: permission denied',
       "fatal: Unable to create '/w/.git/index.lock': Read-only file system.",
       'hello world',
       "  code: 'EROFS',",
     ].join('\n');
     expect(recognizeFailures(text)).toEqual([
-      { kind: 'fs', errno: 'EROFS', paths: ['/etc/x'], hint: 'create', line: "touch: cannot touch '/etc/x': Read-only file system" },
-      { kind: 'fs', errno: 'EACCES', paths: ['/home/user/.ssh/id_rsa'], hint: 'unknown', line: 'cat: /home/user/.ssh/id_rsa: Permission denied' },
-      { kind: 'fs', errno: 'EACCES', paths: ['/home/user/.ssh'], hint: 'read', line: "ls: cannot open directory '/home/user/.ssh': Permission denied" },
-      { kind: 'fs', errno: 'EROFS', paths: ['/opt/z'], hint: 'create', line: 'sh: 1: cannot create /opt/z: Read-only file system' },
-      { kind: 'fs', errno: 'EROFS', paths: ['/usr/x'], hint: 'unknown', line: "Error: EROFS: read-only file system, open '/usr/x'" },
-      { kind: 'fs', errno: 'EACCES', paths: ['notes.txt'], hint: 'unknown', line: "PermissionError: [Errno 13] Permission denied: 'notes.txt'" },
-      { kind: 'fs', errno: 'EACCES', paths: ['/srv/data'], hint: 'create', line: 'mkdir: cannot create directory ‘/srv/data’: Permission denied' },
-      { kind: 'fs', errno: 'EACCES', paths: ['/var/lib/thing'], hint: 'unknown', line: 'open /var/lib/thing: permission denied' },
-      { kind: 'fs', errno: 'EROFS', paths: ['/w/.git/index.lock'], hint: 'create', line: "fatal: Unable to create '/w/.git/index.lock': Read-only file system." },
+      {
+        kind: 'fs',
+        errno: 'EROFS',
+        paths: ['/etc/x'],
+        hint: 'create',
+        line: "touch: cannot touch '/etc/x': Read-only file system",
+      },
+      {
+        kind: 'fs',
+        errno: 'EACCES',
+        paths: ['/home/user/.ssh/id_rsa'],
+        hint: 'unknown',
+        line: 'cat: /home/user/.ssh/id_rsa: Permission denied',
+      },
+      {
+        kind: 'fs',
+        errno: 'EACCES',
+        paths: ['/home/user/.ssh'],
+        hint: 'read',
+        line: "ls: cannot open directory '/home/user/.ssh': Permission denied",
+      },
+      {
+        kind: 'fs',
+        errno: 'EROFS',
+        paths: ['/opt/z'],
+        hint: 'create',
+        line: 'sh: 1: cannot create /opt/z: Read-only file system',
+      },
+      {
+        kind: 'fs',
+        errno: 'EROFS',
+        paths: ['/usr/x'],
+        hint: 'unknown',
+        line: "Error: EROFS: read-only file system, open '/usr/x'",
+      },
+      {
+        kind: 'fs',
+        errno: 'EACCES',
+        paths: ['notes.txt'],
+        hint: 'unknown',
+        line: "PermissionError: [Errno 13] Permission denied: 'notes.txt'",
+      },
+      {
+        kind: 'fs',
+        errno: 'EACCES',
+        paths: ['/srv/data'],
+        hint: 'create',
+        line: 'mkdir: cannot create directory ‘/srv/data’: Permission denied',
+      },
+      {
+        kind: 'fs',
+        errno: 'EACCES',
+        paths: ['/var/lib/thing'],
+        hint: 'unknown',
+        line: 'open /var/lib/thing: permission denied',
+      },
+      {
+        kind: 'fs',
+        errno: 'EROFS',
+        paths: ['/w/.git/index.lock'],
+        hint: 'create',
+        line: "fatal: Unable to create '/w/.git/index.lock': Read-only file system.",
+      },
     ]);
   });
 
@@ -37,10 +91,12 @@ describe('recognizeFailures', () => {
       'Error: connect ECONNREFUSED 10.1.2.3:443',
       'Error: connect ECONNREFUSED 127.0.0.1:5432',
       'ssh: connect to host github.com port 22: Network is unreachable',
-      "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+      'socket.gaierror: [Errno -3] Temporary failure in name resolution',
       'ping: socket: Operation not permitted',
     ];
-    expect(recognizeFailures(lines.join('\n')).map((c) => (c.kind === 'net' ? [c.errno, c.address] : c))).toEqual([
+    expect(
+      recognizeFailures(lines.join('\n')).map((c) => (c.kind === 'net' ? [c.errno, c.address] : c)),
+    ).toEqual([
       ['resolve', 'example.com'],
       ['resolve', 'registry.npmjs.org'],
       ['not-found', 'api.github.com'],
@@ -57,17 +113,22 @@ describe('recognizeFailures', () => {
   });
 
   it('hints create before write before read', () => {
-    expect([hintOf('cannot create x'), hintOf("rm: cannot remove 'x'"), hintOf('cannot open x'), hintOf('x')]).toEqual([
-      'create',
-      'write',
-      'read',
-      'unknown',
-    ]);
+    expect([
+      hintOf('cannot create x'),
+      hintOf("rm: cannot remove 'x'"),
+      hintOf('cannot open x'),
+      hintOf('x'),
+    ]).toEqual(['create', 'write', 'read', 'unknown']);
   });
 
   it('extracts quoted paths with spaces and colon fields', () => {
-    expect(extractPaths("cp: cannot create regular file '/data/my file': Permission denied")).toEqual(['/data/my file']);
-    expect(extractPaths("mv: cannot move 'a.txt' to '/etc/b': Read-only file system")).toEqual(['a.txt', '/etc/b']);
+    expect(extractPaths("cp: cannot create regular file '/data/my file': Permission denied")).toEqual([
+      '/data/my file',
+    ]);
+    expect(extractPaths("mv: cannot move 'a.txt' to '/etc/b': Read-only file system")).toEqual([
+      'a.txt',
+      '/etc/b',
+    ]);
     expect(extractAddress('wget: unable to resolve host address ‘example.org’')).toBe('example.org');
   });
 });
