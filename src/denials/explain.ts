@@ -19,6 +19,8 @@ export interface DenialContext {
   readonly networkFromFlag: boolean;
   /** Directories the sandbox makes privately writable (its own /tmp): not the policy's doing. */
   readonly privateDirs: readonly string[];
+  /** Path prefixes of private directories named at run time (a random suffix follows). */
+  readonly privatePrefixes?: readonly string[] | undefined;
   /** Host path kind (lstat); tells create from write and hidden from really missing. */
   readonly kindOf: (path: string) => PathKind;
   /** Canonical host path (symlinks resolved), as the policy's rules are. */
@@ -64,14 +66,19 @@ function judgeFs(c: FsCandidate, path: string, ctx: DenialContext): Judged | und
   // Inside the private /tmp only rules on paths below it are mounted; the rest is a fresh tmpfs.
   if (ctx.privateDirs.some((d) => isWithin(path, d) && !(rule && isWithin(rule.path, d) && rule.path !== d)))
     return undefined;
+  if (ctx.privatePrefixes?.some((p) => path.startsWith(p))) return undefined;
   const access = rule?.access ?? 'none';
   if (access === 'write') return undefined; // the policy allowed it: not the sandbox
   const kind = ctx.kindOf(path);
   const writeLike = c.errno === 'EROFS' || c.hint === 'write' || c.hint === 'create';
   const createOp = c.hint === 'create' || (writeLike && kind === 'missing');
   if (c.errno === 'ENOENT') {
-    // Hidden by the sandbox only if it exists on the host and the policy denies reading it.
-    if (access !== 'none' || kind === 'missing' || writeLike) return undefined;
+    // Hidden by the sandbox only if the policy denies it and it (or, to create it, its
+    // directory) exists on the host.
+    if (access !== 'none') return undefined;
+    if (c.hint === 'create' && kind === 'missing' && ctx.kindOf(posix.dirname(path)) === 'dir')
+      return { operation: 'create', path, rule, certainty: 'possible' };
+    if (kind === 'missing' || writeLike) return undefined;
     return { operation: 'read', path, rule, certainty: 'possible' };
   }
   if (access === 'none') {

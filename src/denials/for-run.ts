@@ -17,26 +17,40 @@ export interface DenialRunInput {
   readonly maxDenials?: number | undefined;
 }
 
-/** Directories the backend makes privately writable: failures there are not the policy's. */
-export function privateDirsOf(plan: Plan, policy: SandboxPolicy): string[] {
+/**
+ * What the backend makes privately writable (its own temp dir): failures there are not the
+ * policy's. `dirs` are whole directories; `prefixes` are path prefixes of a directory made at
+ * run time with a random suffix (Landlock's private temp dir).
+ */
+export function privateAreasOf(plan: Plan, policy: SandboxPolicy): { dirs: string[]; prefixes: string[] } {
   if (plan.backend === 'bwrap') {
     const dirs = policy.privateTmp ? ['/tmp'] : [];
     if (policy.network === 'off') dirs.push('/run', '/var/run');
-    return dirs;
+    return { dirs, prefixes: [] };
   }
-  if (plan.backend === 'landlock' && plan.privateTmp !== undefined) return [plan.privateTmp];
-  return [];
+  if (plan.backend === 'landlock') {
+    const tmp: unknown = plan.privateTmp;
+    if (typeof tmp === 'string') return { dirs: [tmp], prefixes: [] };
+    if (typeof tmp === 'object' && tmp !== null) {
+      const { parent, prefix } = tmp as { parent?: unknown; prefix?: unknown };
+      if (typeof parent === 'string' && typeof prefix === 'string')
+        return { dirs: [], prefixes: [`${parent === '/' ? '' : parent}/${prefix}`] };
+    }
+  }
+  return { dirs: [], prefixes: [] };
 }
 
 export function denialAnnotations(input: DenialRunInput): Annotation[] {
   const { policy, plan, host } = input;
   if (!policy || plan.backend === 'none' || input.stderrText.length === 0) return [];
   try {
+    const areas = privateAreasOf(plan, policy);
     const ctx: DenialContext = {
       policy,
       home: host.home,
       networkFromFlag: input.networkFromFlag,
-      privateDirs: privateDirsOf(plan, policy),
+      privateDirs: areas.dirs,
+      privatePrefixes: areas.prefixes,
       kindOf: (p) => host.kind(p),
       realpath: (p) => host.realpath(p),
     };

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildChangeReport, escapePath, renderChangeLines } from '../../src/changes/report.ts';
+import {
+  buildChangeReport,
+  escapePath,
+  type RawComparison,
+  renderChangeLines,
+} from '../../src/changes/report.ts';
 import { changeRoots } from '../../src/changes/roots.ts';
 import { syntheticHost } from '../../src/host/synthetic.ts';
 import { resolvePolicy } from '../../src/policy/resolve.ts';
@@ -9,7 +14,7 @@ const key = (p: string | Buffer) => (typeof p === 'string' ? Buffer.from(p) : p)
 
 describe('buildChangeReport', () => {
   it('counts every change, lists up to maxFiles sorted, and says what was cut and why', () => {
-    const changes = Array.from({ length: 5 }, (_, i) => ({
+    const changes: RawComparison['changes'][number][] = Array.from({ length: 5 }, (_, i) => ({
       change: 'created' as const,
       key: key(`/w/f${i}`),
       type: 'file' as const,
