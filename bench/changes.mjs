@@ -1,6 +1,6 @@
 // Benchmark for --changes (issue 8): `cordon --changes -- true` against `cordon -- true` in a
 // workspace holding a 100,000-file node_modules. Run by hand after `npm run build`:
-//   node bench/changes.mjs [runs=5] [backend=auto]
+//   node bench/changes.mjs [runs=5] [backend=auto] [files=100000]
 // Prints the median wall time of each, the ratio, and the scan times from the JSON result.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,16 +9,17 @@ import { join } from 'node:path';
 
 const runs = Number(process.argv[2] ?? 5);
 const backend = process.argv[3] ?? 'auto';
+const wanted = Number(process.argv[4] ?? 100_000);
 const cordon = new URL('../bin/cordon', import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), 'cordon-bench-changes-'));
 
 function makeTree() {
   let files = 0;
-  for (let p = 0; p < 1000; p++) {
+  for (let p = 0; p < Math.ceil(wanted / 100); p++) {
     const pkg = join(root, 'node_modules', `pkg${p}`);
     mkdirSync(join(pkg, 'lib', 'sub'), { recursive: true });
     const dirs = [pkg, join(pkg, 'lib'), join(pkg, 'lib', 'sub')];
-    for (let f = 0; f < 100; f++) {
+    for (let f = 0; f < Math.min(100, wanted - p * 100); f++) {
       writeFileSync(join(dirs[f % 3], `f${f}.js`), 'module.exports = 1;\n');
       files++;
     }
