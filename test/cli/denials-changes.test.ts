@@ -195,3 +195,35 @@ describe.runIf(backendUsable('bwrap'))('--changes through the CLI', () => {
     expect(r.stderr).toContain('cordon:   70 more changed files not listed (max_files)\n');
   });
 });
+
+describe.runIf(isLinux && isRoot)('--changes and unreadable directories', () => {
+  it('counts a directory it cannot read as unreadable and still reports the rest', async () => {
+    const { base: dir, ws, env } = setup();
+    chmodSync(dir, 0o777);
+    chmodSync(ws, 0o777);
+    mkdirSync(join(ws, 'locked'), { mode: 0o700 });
+    const r = await runCli(['--backend', 'none', '--changes', '--json', '--', 'touch', 'new.txt'], {
+      cwd: ws,
+      env,
+      asUid: 65534,
+    });
+    const result = json(r.stdout);
+    expect([r.code, result['changes']]).toEqual([
+      0,
+      {
+        roots: [ws],
+        created: 1,
+        modified: 0,
+        deleted: 0,
+        entries: [{ change: 'created', path: `${ws}/new.txt`, type: 'file' }],
+        truncation: {
+          code: 'changes_truncated',
+          reasons: { unreadable: 1 },
+          skipped: [`${ws}/locked`],
+          skipped_count: 1,
+        },
+        scanMs: expect.any(Object),
+      },
+    ]);
+  });
+});

@@ -178,4 +178,19 @@ describe('findDenials', () => {
     ).denials;
     expect(d?.fix).toBe("--write '~/My Docs/a.txt'");
   });
+
+  it('reports a create under a directory the sandbox hides as possible', () => {
+    const ctx = context('strict', {}, { '/home/user/.cache': 'dir' });
+    const [d] = findDenials(
+      "touch: cannot touch '/home/user/.cache/x': No such file or directory",
+      ctx,
+    ).denials;
+    expect([d?.operation, d?.certainty, d?.fix]).toEqual(['create', 'possible', '--write ~/.cache']);
+  });
+
+  it('ignores failures inside a private directory named at run time', () => {
+    const ctx = { ...context('strict'), privateDirs: [], privatePrefixes: ['/tmp/cordon-tmp-'] };
+    expect(findDenials('cat: /tmp/cordon-tmp-AbC/x: Permission denied', ctx).denials).toEqual([]);
+    expect(findDenials('cat: /tmp/other/x: Permission denied', ctx).denials).toHaveLength(1);
+  });
 });
