@@ -224,7 +224,7 @@ export async function executePlan(
         plan,
         host: prepared.host,
         networkFromFlag: options.network !== undefined,
-        stderrText: `${outcome.stderr.head.toString('utf8')}\n${outcome.stderr.tail.toString('utf8')}`,
+        stderr: outcome.stderr,
       }),
     );
 

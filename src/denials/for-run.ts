@@ -12,8 +12,8 @@ export interface DenialRunInput {
   readonly plan: Plan;
   readonly host: HostInfo;
   readonly networkFromFlag: boolean;
-  /** The command's captured stderr (head and tail as captured). */
-  readonly stderrText: string;
+  /** The command's captured stderr (head and tail as the collector kept them). */
+  readonly stderr: { readonly head: Buffer; readonly tail: Buffer };
   readonly maxDenials?: number | undefined;
 }
 
@@ -40,10 +40,21 @@ export function privateAreasOf(plan: Plan, policy: SandboxPolicy): { dirs: strin
   return { dirs: [], prefixes: [] };
 }
 
+/** Bytes of each end of stderr that are examined (unlimited output can be very large). */
+export const STDERR_SCAN_BYTES = 256 * 1024;
+
+export function stderrSample(head: Buffer, tail: Buffer): string {
+  const start = head.subarray(0, STDERR_SCAN_BYTES).toString('utf8');
+  const end = (tail.length > 0 ? tail : head.subarray(STDERR_SCAN_BYTES)).subarray(-STDERR_SCAN_BYTES);
+  return end.length > 0 ? `${start}\n${end.toString('utf8')}` : start;
+}
+
 export function denialAnnotations(input: DenialRunInput): Annotation[] {
   const { policy, plan, host } = input;
-  if (!policy || plan.backend === 'none' || input.stderrText.length === 0) return [];
+  if (!policy || plan.backend === 'none') return [];
   try {
+    const text = stderrSample(input.stderr.head, input.stderr.tail);
+    if (text.length === 0) return [];
     const areas = privateAreasOf(plan, policy);
     const ctx: DenialContext = {
       policy,
@@ -55,7 +66,7 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
       realpath: (p) => host.realpath(p),
     };
     const max = input.maxDenials ?? DEFAULT_MAX_DENIALS;
-    const report = findDenials(input.stderrText, ctx, max);
+    const report = findDenials(text, ctx, max);
     const out: Annotation[] = [...report.denials];
     if (report.omitted > 0)
       out.push({
