@@ -186,9 +186,11 @@ export async function compareAfter(
   const skipped = new Map<Key, SkipReason>(before.skipped);
   const changedSince = (key: Key): boolean => {
     try {
-      return lstatSync(keyBytes(key)).ctimeMs >= sinceCtimeMs;
+      // Gone meanwhile (undefined): its parent's listing decides.
+      const st = lstatSync(keyBytes(key), { throwIfNoEntry: false });
+      return st !== undefined && st.ctimeMs >= sinceCtimeMs;
     } catch {
-      return false; // gone meanwhile: its parent's listing decides
+      return false;
     }
   };
   const deleteTree = (key: Key, type: EntryType) => {
