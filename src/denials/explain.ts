@@ -23,6 +23,12 @@ export interface DenialContext {
   readonly privatePrefixes?: readonly string[] | undefined;
   /** Host path kind (lstat); tells create from write and hidden from really missing. */
   readonly kindOf: (path: string) => PathKind;
+  /**
+   * How the backend refuses a write to a readable path. bwrap's read-only mounts give EROFS,
+   * so an EACCES there came from the file's own mode first and is not the sandbox's doing.
+   * Landlock and Seatbelt refuse with EACCES/EPERM (undefined), which file modes also give.
+   */
+  readonly writeDenialErrno?: 'EROFS' | undefined;
   /** Canonical host path (symlinks resolved), as the policy's rules are. */
   readonly realpath?: ((path: string) => string) | undefined;
 }
@@ -86,6 +92,7 @@ function judgeFs(c: FsCandidate, path: string, ctx: DenialContext): Judged | und
     return { operation, path, rule, certainty: 'certain' };
   }
   // Readable but not writable.
+  if (ctx.writeDenialErrno === 'EROFS' && c.errno !== 'EROFS') return undefined;
   if (c.errno === 'EROFS')
     return { operation: createOp ? 'create' : 'write', path, rule, certainty: 'certain' };
   if (writeLike) return { operation: createOp ? 'create' : 'write', path, rule, certainty: 'certain' };
@@ -166,7 +173,11 @@ export function explainDenials(
       continue;
     }
     for (const raw of c.paths) {
-      const j = judgeFs(c, toAbsolute(raw, ctx), ctx);
+      const abs = toAbsolute(raw, ctx);
+      // A relative name counts only where its directory exists ('and/or' is not a path).
+      if (!raw.startsWith('/') && !raw.startsWith('~') && ctx.kindOf(posix.dirname(abs)) === 'missing')
+        continue;
+      const j = judgeFs(c, abs, ctx);
       if (!j) continue;
       const key = `${j.operation} ${j.path}`;
       const prior = seen.get(key);

@@ -62,6 +62,7 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
       networkFromFlag: input.networkFromFlag,
       privateDirs: areas.dirs,
       privatePrefixes: areas.prefixes,
+      writeDenialErrno: plan.backend === 'bwrap' ? 'EROFS' : undefined,
       kindOf: (p) => host.kind(p),
       realpath: (p) => host.realpath(p),
     };

@@ -85,6 +85,11 @@ export function extractPaths(line: string): string[] {
   }
   for (const field of line.split(': ')) add(field.trim());
   for (const token of line.split(/\s+/)) add(cleanToken(token));
+  // A bare relative path with a slash (could not lock config file .git/config: ...).
+  for (const token of line.split(/\s+/)) {
+    const t = cleanToken(token);
+    if (/^[\w.@+-][^\s'"`]*\/[^\s'"`]*$/.test(t) && !t.includes('://') && !found.includes(t)) found.push(t);
+  }
   // A relative name is trusted only as a whole `cmd: name: error` field (cat: notes.txt: ...).
   const fields = line.split(': ');
   if (fields.length >= 3) {

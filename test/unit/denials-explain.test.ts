@@ -193,4 +193,26 @@ describe('findDenials', () => {
     expect(findDenials('cat: /tmp/cordon-tmp-AbC/x: Permission denied', ctx).denials).toEqual([]);
     expect(findDenials('cat: /tmp/other/x: Permission denied', ctx).denials).toHaveLength(1);
   });
+
+  it('takes a bare relative path whose directory exists, and ignores words with a slash', () => {
+    const ctx = context('read-only', {}, { [`${CWD}/.git`]: 'dir', [`${CWD}/.git/config`]: 'file' });
+    const r = findDenials(
+      'error: could not lock config file .git/config: Permission denied\nfatal: and/or: Permission denied',
+      ctx,
+    );
+    expect(r.denials.map((d) => [d.operation, d.path, d.certainty])).toEqual([
+      ['write', `${CWD}/.git/config`, 'certain'],
+    ]);
+  });
+
+  it('with bwrap (writes refused with EROFS) does not blame an EACCES on a readable path', () => {
+    const ctx = { ...context('workspace', {}, { '/etc/hosts': 'file' }), writeDenialErrno: 'EROFS' as const };
+    expect(
+      findDenials(
+        "bash: /etc/hosts: Permission denied\ntouch: cannot touch '/etc/x': Permission denied",
+        ctx,
+      ),
+    ).toEqual({ denials: [], omitted: 0 });
+    expect(findDenials("touch: cannot touch '/etc/x': Read-only file system", ctx).denials).toHaveLength(1);
+  });
 });
