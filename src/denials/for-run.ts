@@ -15,6 +15,8 @@ export interface DenialRunInput {
   /** The command's captured stderr (head and tail as the collector kept them). */
   readonly stderr: { readonly head: Buffer; readonly tail: Buffer };
   readonly maxDenials?: number | undefined;
+  /** Annotations already made (a backend's exact log, e.g. Seatbelt): denials of the same path are not repeated. */
+  readonly known?: readonly Annotation[] | undefined;
 }
 
 /**
@@ -68,7 +70,10 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
     };
     const max = input.maxDenials ?? DEFAULT_MAX_DENIALS;
     const report = findDenials(text, ctx, max);
-    const out: Annotation[] = [...report.denials];
+    const knownPaths = new Set(
+      (input.known ?? []).filter((a) => a.kind === 'denial' && a.path !== undefined).map((a) => a.path),
+    );
+    const out: Annotation[] = report.denials.filter((d) => d.path === undefined || !knownPaths.has(d.path));
     if (report.omitted > 0)
       out.push({
         kind: 'note',
