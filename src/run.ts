@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
 import { prepareSandboxCache } from './cache/prepare.ts';
+import { startChangeTracking } from './changes/for-run.ts';
+import { denialAnnotations } from './denials/for-run.ts';
 import { CordonError } from './errors.ts';
 import { toExitStatus } from './exec/exit-status.ts';
 import { listInheritableFds } from './exec/procfs.ts';
@@ -277,6 +279,9 @@ export async function executePlan(
     if (inheritable.length > 0) (await import('./native/linux.ts')).setCloseOnExec(inheritable);
   }
   const budget = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const tracker = options.changes
+    ? await startChangeTracking(prepared.policy, prepared.cwd, options.changes)
+    : undefined;
   const created = existingPlaceholders(prepared.plan);
   const tmp = prepareSeatbeltTmp(prepared.plan);
   const { plan } = tmp;
@@ -321,6 +326,7 @@ export async function executePlan(
     await launch?.cleanup();
     tmp.cleanup();
   }
+  const changes = tracker ? await tracker.finish() : undefined;
   const status = classify(outcome, plan);
   const annotations: Annotation[] = [];
   if (status === 'not-found')
@@ -342,6 +348,17 @@ export async function executePlan(
   }
   for (const ne of plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });
+  if (outcome.started)
+    annotations.push(
+      ...denialAnnotations({
+        policy: prepared.policy,
+        plan,
+        host: prepared.host,
+        networkFromFlag: options.network !== undefined,
+        stderr: outcome.stderr,
+        known: annotations,
+      }),
+    );
 
   let stderr = outcome.stderr;
   if (annotations.length > 0) {
@@ -393,6 +410,7 @@ export async function executePlan(
         : null,
     annotations,
     notEnforced: plan.notEnforced,
+    ...(changes ? { changes } : {}),
   };
 }
 

@@ -22,6 +22,7 @@ export interface RawFlags {
   env?: string[];
   clearEnv?: boolean;
   bestEffort?: boolean;
+  changes?: boolean;
   platform?: string;
 }
 
@@ -81,6 +82,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     clearEnv: flags.clearEnv ?? false,
     bestEffort: flags.bestEffort ?? false,
     reportDenials: (flags.verbose ?? false) || (flags.json ?? false),
+    changes: flags.changes ?? false,
   };
   return {
     run,

@@ -3,6 +3,7 @@
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
 import { prepareSandboxCache } from '../cache/prepare.ts';
+import { renderChangeLines } from '../changes/report.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
@@ -140,6 +141,13 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   writeAll(1, result.stdout.text);
   writeAll(2, result.stderr.text);
+  if (result.changes)
+    writeAll(
+      2,
+      renderChangeLines(result.changes, result.cwd)
+        .map((l) => `cordon: ${l}\n`)
+        .join(''),
+    );
   if (style) {
     const { styleMeta } = style;
     writeAll(

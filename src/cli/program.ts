@@ -28,6 +28,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--read <path>', 'allow reading PATH (repeatable)', collect, [])
     .option('--write <path>', 'allow writing PATH (repeatable)', collect, [])
     .option('--deny <path>', 'deny all access to PATH (repeatable)', collect, [])
+    .option('--changes', 'report what the command created, modified and deleted under the writable roots')
     .option('--net', 'allow network access')
     .option('--no-net', 'deny network access (the default profiles already do)')
     .option(

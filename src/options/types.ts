@@ -1,4 +1,5 @@
 // Options of a run, as the library takes them (the CLI maps its flags onto these).
+import type { ChangesLimits } from '../changes/types.ts';
 import type { BackendRequest } from '../plan/choose.ts';
 
 export interface RunOptions {
@@ -36,6 +37,8 @@ export interface RunOptions {
   readonly reportDenials?: boolean | undefined;
   /** Called once the command has been started (pid of the spawned process). */
   readonly onStart?: ((info: { pid: number; backend: string }) => void) | undefined;
+  /** Report what the command created, modified and deleted under the writable roots (RunResult.changes). */
+  readonly changes?: boolean | ChangesLimits | undefined;
   /** Called as output arrives (total bytes seen on both streams). */
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
 }

@@ -1,5 +1,6 @@
 // RunResult: everything a run produced, as data. The CLI turns it into text or JSON and an
 // exit status; the library returns it. Schema changes bump RESULT_SCHEMA_VERSION.
+import type { ChangeReport } from '../changes/types.ts';
 import type { NotEnforced } from '../plan/types.ts';
 
 export type RunStatus =
@@ -67,4 +68,6 @@ export interface RunResult {
   readonly cache: CacheSummary | null;
   readonly annotations: readonly Annotation[];
   readonly notEnforced: readonly NotEnforced[];
+  /** With the changes option: what the command created, modified and deleted. */
+  readonly changes?: ChangeReport | undefined;
 }
