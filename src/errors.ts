@@ -19,6 +19,7 @@ export type CordonErrorCode =
   | 'policy-unenforceable'
   | 'unsafe-symlink'
   | 'report-failed'
+  | 'native-module'
   | 'internal';
 
 /** cordon's own failure: nothing was run (unless the message says otherwise). Exit code 125. */

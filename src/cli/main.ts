@@ -126,11 +126,10 @@ async function main(argv: readonly string[]): Promise<number> {
   writeAll(1, result.stdout.text);
   writeAll(2, result.stderr.text);
   if (!options.quiet) {
-    const { styleMeta } = await import('./style.ts');
-    writeAll(
-      2,
-      `${styleMeta(renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs), process.stderr.isTTY && !process.env['NO_COLOR'])}\n`,
-    );
+    // chalk is loaded only when there is colour to add: a pipe or NO_COLOR gets the plain line.
+    const meta = renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs);
+    const color = process.stderr.isTTY && !process.env['NO_COLOR'];
+    writeAll(2, `${color ? (await import('./style.ts')).styleMeta(meta, true) : meta}\n`);
     if (options.verbose) {
       for (const a of result.annotations) writeAll(2, `cordon: [${a.kind}] ${a.message}\n`);
     }

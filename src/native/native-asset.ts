@@ -1,0 +1,154 @@
+// Native addons inside the single executable (SEA assets, e.g. koffi.node). One is written once
+// to a private per-user directory (0700, ours, no world-writable ancestor), named by its
+// SHA-256, and checked against that hash on EVERY load: a sandboxed command able to write there
+// cannot get other code loaded by a later run. On Linux the verified descriptor itself is
+// loaded (/proc/self/fd/N), so the file cannot be swapped between the check and the load.
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { getAsset } from 'node:sea';
+import { CordonError } from '../errors.ts';
+
+export interface NativeDirInputs {
+  readonly platform: NodeJS.Platform;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly home: string;
+}
+
+/** Where extracted addons live: the per-user cache, never a temp directory. */
+export function resolveNativeDir({ platform, env, home }: NativeDirInputs): string {
+  if (platform === 'win32') {
+    const local = env['LOCALAPPDATA'];
+    return join(local && isAbsolute(local) ? local : join(home, 'AppData', 'Local'), 'cordon', 'native');
+  }
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'cordon', 'native');
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'cordon', 'native');
+}
+
+function refuse(dir: string, problem: string): never {
+  throw new CordonError(
+    'native-module',
+    `cannot use '${dir}' for cordon's native module: ${problem} — set XDG_CACHE_HOME (Windows: LOCALAPPDATA) to a directory only you can write`,
+  );
+}
+
+/** Create (0700) and check the directory: ours, not a symlink, no world-writable ancestor. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform === 'win32') return; // per-user profile ACLs; no POSIX modes to check
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) refuse(dir, 'not a directory (a symlink?)');
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) refuse(dir, `owned by uid ${st.uid}, not ${uid}`);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  for (let up = dirname(dir); ; up = dirname(up)) {
+    const mode = lstatSync(up).mode;
+    if ((mode & 0o002) !== 0) refuse(dir, `its ancestor '${up}' is world-writable`);
+    if (dirname(up) === up) break;
+  }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Open `file` and return the descriptor only if it is ours and hashes to `hash`. */
+function openIfIntact(file: string, hash: string, size: number): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    const ok = st.isFile() && st.size === size && (uid === undefined || st.uid === uid);
+    if (ok) {
+      const buf = Buffer.allocUnsafe(size);
+      let off = 0;
+      while (off < size) {
+        const n = readSync(fd, buf, off, size - off, off);
+        if (n === 0) break;
+        off += n;
+      }
+      if (off === size && sha256(buf) === hash) return fd;
+    }
+  } catch {
+    // unreadable: treated as missing and rewritten
+  }
+  closeSync(fd);
+  return undefined;
+}
+
+function writeAtomically(dir: string, file: string, bytes: Uint8Array): void {
+  const tmp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o500);
+  try {
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+export interface VerifiedNative {
+  /** What to pass to dlopen: /proc/self/fd/N on Linux, the file elsewhere. */
+  readonly loadPath: string;
+  readonly file: string;
+  readonly fd: number;
+}
+
+/** Extract `bytes` as `name` into `dir` unless an intact copy is there; return it opened. */
+export function openVerifiedNative(name: string, bytes: Uint8Array, dir: string): VerifiedNative {
+  const hash = sha256(bytes);
+  ensurePrivateDir(dir);
+  const dot = name.lastIndexOf('.');
+  const file = join(
+    dir,
+    `${dot > 0 ? name.slice(0, dot) : name}-${hash.slice(0, 32)}${dot > 0 ? name.slice(dot) : ''}`,
+  );
+  let fd = openIfIntact(file, hash, bytes.length);
+  if (fd === undefined) {
+    writeAtomically(dir, file, bytes);
+    fd = openIfIntact(file, hash, bytes.length);
+  }
+  if (fd === undefined) refuse(dir, `'${file}' does not match the executable's copy after writing it`);
+  return { loadPath: process.platform === 'linux' ? `/proc/self/fd/${fd}` : file, file, fd };
+}
+
+/** Load the native addon stored in the executable as asset `name`; returns its exports. */
+export function loadNativeAsset(name: string): unknown {
+  const bytes = new Uint8Array(getAsset(name));
+  const dir = resolveNativeDir({ platform: process.platform, env: process.env, home: homedir() });
+  const native = openVerifiedNative(name, bytes, dir);
+  const mod = { exports: {} as unknown };
+  try {
+    process.dlopen(mod, native.loadPath);
+  } finally {
+    closeSync(native.fd);
+  }
+  return mod.exports;
+}
