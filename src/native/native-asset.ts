@@ -49,18 +49,26 @@ function refuse(dir: string, problem: string): never {
 
 /** Create (0700) and check the directory: ours, not a symlink, no world-writable ancestor. */
 export function ensurePrivateDir(dir: string): void {
+  if (process.platform === 'win32') {
+    mkdirSync(dir, { recursive: true }); // per-user profile ACLs; no POSIX modes to check
+    return;
+  }
+  for (let up = dirname(dir); ; up = dirname(up)) {
+    let mode: number | undefined;
+    try {
+      mode = lstatSync(up).mode;
+    } catch {
+      // not there yet: created below, 0700
+    }
+    if (mode !== undefined && (mode & 0o002) !== 0) refuse(dir, `its ancestor '${up}' is world-writable`);
+    if (dirname(up) === up) break;
+  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (process.platform === 'win32') return; // per-user profile ACLs; no POSIX modes to check
   const st = lstatSync(dir);
   if (!st.isDirectory()) refuse(dir, 'not a directory (a symlink?)');
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) refuse(dir, `owned by uid ${st.uid}, not ${uid}`);
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  for (let up = dirname(dir); ; up = dirname(up)) {
-    const mode = lstatSync(up).mode;
-    if ((mode & 0o002) !== 0) refuse(dir, `its ancestor '${up}' is world-writable`);
-    if (dirname(up) === up) break;
-  }
 }
 
 function sha256(bytes: Uint8Array): string {
@@ -139,8 +147,12 @@ export function openVerifiedNative(name: string, bytes: Uint8Array, dir: string)
   return { loadPath: process.platform === 'linux' ? `/proc/self/fd/${fd}` : file, file, fd };
 }
 
+// Addons already loaded in this process (dlopen once; later requires get the same exports).
+const loaded = new Map<string, unknown>();
+
 /** Load the native addon stored in the executable as asset `name`; returns its exports. */
 export function loadNativeAsset(name: string): unknown {
+  if (loaded.has(name)) return loaded.get(name);
   const bytes = new Uint8Array(getAsset(name));
   const dir = resolveNativeDir({ platform: process.platform, env: process.env, home: homedir() });
   const native = openVerifiedNative(name, bytes, dir);
@@ -150,5 +162,6 @@ export function loadNativeAsset(name: string): unknown {
   } finally {
     closeSync(native.fd);
   }
+  loaded.set(name, mod.exports);
   return mod.exports;
 }
