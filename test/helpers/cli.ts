@@ -47,8 +47,8 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 50_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
