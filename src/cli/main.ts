@@ -6,6 +6,7 @@ import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
 import { probeHost } from '../host/probe.ts';
+import type { Plan } from '../plan/types.ts';
 import type { RunResult } from '../result/types.ts';
 import { executePlan, preparePlan, type RunDeps } from '../run.ts';
 import { VERSION } from '../version.ts';
@@ -32,13 +33,19 @@ function errorJson(error: CordonError): string {
   return `${JSON.stringify({ version: 1, error: { code: error.code, message: error.message } })}\n`;
 }
 
-async function linuxProcessSetup(): Promise<boolean> {
+async function linuxProcessSetup(plan: Plan): Promise<boolean> {
   // Inherited descriptors above 2 would reach the command (and, with bwrap, walk around its
   // read-only mounts): mark them close-on-exec. Then become a child subreaper so orphans of
-  // the command come back to us and can be killed. Both need koffi (loaded only here).
+  // the command come back to us and can be killed. Both need koffi (loaded only here, ~10-20
+  // ms), so it is skipped when there is nothing to do: no inheritable descriptor, and a bwrap
+  // plan with its own pid namespace (bwrap is its init; when it exits the kernel kills every
+  // process left in the namespace, so no orphan can outlive the run).
+  const fds = listInheritableFds();
+  const needSubreaper = !(plan.backend === 'bwrap' && plan.args.includes('--unshare-pid'));
+  if (fds.length === 0 && !needSubreaper) return false;
   const { becomeChildSubreaper, setCloseOnExec } = await import('../native/linux.ts');
-  setCloseOnExec(listInheritableFds());
-  return becomeChildSubreaper();
+  setCloseOnExec(fds);
+  return needSubreaper ? becomeChildSubreaper() : false;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -60,9 +67,10 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runExplain } = await import('./explain.ts');
     return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
   }
-  const subreaper = process.platform === 'linux' ? await linuxProcessSetup() : false;
-  const deps: RunDeps = { probe: (needs) => probeHost(needs), subreaper };
-  const prepared = preparePlan(parsed.command, options.run, deps);
+  const probe: RunDeps['probe'] = (needs) => probeHost(needs);
+  const prepared = preparePlan(parsed.command, options.run, { probe, subreaper: false });
+  const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
+  const deps: RunDeps = { probe, subreaper };
 
   const controller = new AbortController();
   let receivedSignal: NodeJS.Signals | undefined;
