@@ -1,5 +1,5 @@
 // Start-up benchmark (prints figures, asserts nothing). Compares `cordon --backend none -- true`
-// as the npm shim (bin/cordon → dist/cli.js, compile cache on and off) and as the single
+// as the npm shim (bin/cordon → dist/cli.cjs, compile cache on and off) and as the single
 // executables in .dist-sea/ (if built) against `node -e 0`, with hyperfine, plus each
 // executable's peak RSS (/usr/bin/time) and the share of koffi (the libc binding main.ts loads
 // on Linux for FD_CLOEXEC and PR_SET_CHILD_SUBREAPER). Run: npm run bench:startup
@@ -34,8 +34,8 @@ for (const [label, rel] of exes) {
   candidates.push([`${label} --version`, [exe, '--version']]);
   candidates.push([`${label} -- true`, [exe, '--backend', 'none', '--', 'true']]);
 }
-if (!existsSync(join(root, 'dist/cli.js'))) {
-  console.error('dist/cli.js is missing: run npm run build first');
+if (!existsSync(join(root, 'dist/cli.cjs'))) {
+  console.error('dist/cli.cjs is missing: run npm run build first');
   process.exit(1);
 }
 

@@ -1,4 +1,4 @@
-// `npm run build`: regenerates the embedded built-in profiles, bundles dist/cli.js (the CLI,
+// `npm run build`: regenerates the embedded built-in profiles, bundles dist/cli.cjs (the CLI,
 // one file) and dist/index.js (the library, one file) with esbuild, and emits the library's
 // type declarations (dist/types) with tsc -p tsconfig.build.json.
 import { execFileSync } from 'node:child_process';

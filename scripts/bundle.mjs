@@ -1,4 +1,4 @@
-// esbuild settings shared by `npm run build` (dist/cli.js, dist/index.js: ESM, koffi external,
+// esbuild settings shared by `npm run build` (dist/cli.cjs, dist/index.js; koffi external,
 // loaded from node_modules) and `npm run dist` (one CommonJS file per single executable: koffi
 // bundled, its native part taken from a SEA asset). Each output is ONE file: start-up reads and
 // compiles one script; lazily needed code (doctor, explain, ora, chalk) sits in lazy wrappers
@@ -22,19 +22,31 @@ const common = () => ({
   legalComments: 'none',
 });
 
-/** dist/cli.js and dist/index.js for the npm package (and bin/cordon in the repository). */
+// CommonJS output: every lazily needed module (doctor, explain, ora, chalk, yaml) and the
+// built-ins only they use (tty, ...) are evaluated on first use. In ESM output esbuild would
+// hoist those built-in imports to the top and load them at start-up.
+const cjs = () => ({
+  ...common(),
+  format: 'cjs',
+  // koffi.ts and yaml.ts read import.meta.url only on paths the CommonJS bundle never takes.
+  define: { ...common().define, 'import.meta.url': '__cordonMetaUrl' },
+  banner: { js: "var __cordonMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+
+/** dist/cli.cjs (the CLI, loaded by bin/cordon) and dist/index.js (the library, ESM). */
 export async function bundleNpm() {
-  const esm = {
+  await build({ ...cjs(), entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: ['koffi'] });
+  await build({
     ...common(),
     format: 'esm',
+    entryPoints: { index: 'src/index.ts' },
+    outdir: 'dist',
     external: ['koffi'],
     // Bundled CommonJS dependencies call require(); give the ESM output a real one.
     banner: {
       js: "import { createRequire as __cordonCreateRequire } from 'node:module'; const require = __cordonCreateRequire(import.meta.url);",
     },
-  };
-  await build({ ...esm, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist' });
-  await build({ ...esm, entryPoints: { index: 'src/index.ts' }, outdir: 'dist' });
+  });
 }
 
 /**
@@ -65,14 +77,5 @@ export async function bundleSea({ outfile, koffiPackage }) {
       }));
     },
   };
-  await build({
-    ...common(),
-    format: 'cjs',
-    entryPoints: ['src/cli/sea-main.ts'],
-    outfile,
-    plugins: [seaKoffi],
-    // koffi's loader and our sources read import.meta.url only on paths a SEA never takes.
-    define: { ...common().define, 'import.meta.url': '__cordonMetaUrl' },
-    banner: { js: "var __cordonMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  });
+  await build({ ...cjs(), entryPoints: ['src/cli/sea-main.ts'], outfile, plugins: [seaKoffi] });
 }

@@ -166,17 +166,19 @@ function hasTool(tool) {
   return spawnSync(tool, ['--version'], { stdio: 'ignore' }).error?.code !== 'ENOENT';
 }
 
-const wanted = flags.targets
-  ? flags.targets.split(',')
-  : [...Object.keys(TARGETS), ...Object.keys(SKIPPED_ALWAYS)];
+const wanted = flags.targets ? flags.targets.split(',') : Object.keys(TARGETS);
 const results = [];
 for (const name of wanted) {
-  if (SKIPPED_ALWAYS[name]) {
-    results.push({ name, skipped: SKIPPED_ALWAYS[name] });
-    continue;
-  }
   const spec = TARGETS[name];
   if (!spec) throw new Error(`unknown target '${name}' — known: ${Object.keys(TARGETS).join(', ')}`);
+  if (spec.onlyOn && spec.onlyOn !== hostTarget) {
+    results.push({ name, skipped: HOST_ONLY_REASON[name] });
+    continue;
+  }
+  if (spec.onlyOn && !hasTool('codesign')) {
+    results.push({ name, skipped: 'codesign is missing (install the Xcode command line tools)' });
+    continue;
+  }
   if (name === 'win-x64' && !hasTool('osslsigncode')) {
     results.push({
       name,
