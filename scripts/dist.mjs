@@ -61,8 +61,10 @@ for (const arch of ['x64', 'arm64']) {
   };
 }
 const HOST_ONLY_REASON = {
-  'darwin-x64': 'needs an Intel Mac (or Rosetta): postject drops the signature and only `codesign --sign -` restores one; run scripts/dist-macos.sh there',
-  'darwin-arm64': 'needs an Apple-silicon Mac: arm64 binaries must be signed (`codesign --sign -`) after injection; run scripts/dist-macos.sh there',
+  'darwin-x64':
+    'needs an Intel Mac (or Rosetta): postject drops the signature and only `codesign --sign -` restores one; run scripts/dist-macos.sh there',
+  'darwin-arm64':
+    'needs an Apple-silicon Mac: arm64 binaries must be signed (`codesign --sign -`) after injection; run scripts/dist-macos.sh there',
 };
 
 const cache = join(root, '.dist-sea/cache');
@@ -109,7 +111,7 @@ async function buildTarget(name, spec) {
   if (!blobNode)
     return {
       name,
-      skipped: `the preparation blob needs a linux-x64 Node ${spec.blobNode} (this is ${hostTarget})`,
+      skipped: `the preparation blob needs a Linux Node ${spec.blobNode} (this is ${hostTarget})`,
     };
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
