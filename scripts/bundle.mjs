@@ -3,7 +3,7 @@
 // bundled, its native part taken from a SEA asset). Each output is ONE file: start-up reads and
 // compiles one script; lazily needed code (doctor, explain, ora, chalk) sits in lazy wrappers
 // inside it instead of in chunks that cost a file read each.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -33,20 +33,29 @@ const cjs = () => ({
   banner: { js: "var __cordonMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
+const esm = () => ({
+  ...common(),
+  format: 'esm',
+  external: ['koffi'],
+  // Bundled CommonJS dependencies call require(); give the ESM output a real one.
+  banner: {
+    js: "import { createRequire as __cordonCreateRequire } from 'node:module'; const require = __cordonCreateRequire(import.meta.url);",
+  },
+});
+
 /** dist/cli.cjs (the CLI, loaded by bin/cordon) and dist/index.js (the library, ESM). */
 export async function bundleNpm() {
   await build({ ...cjs(), entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: ['koffi'] });
-  await build({
-    ...common(),
-    format: 'esm',
-    entryPoints: { index: 'src/index.ts' },
-    outdir: 'dist',
-    external: ['koffi'],
-    // Bundled CommonJS dependencies call require(); give the ESM output a real one.
-    banner: {
-      js: "import { createRequire as __cordonCreateRequire } from 'node:module'; const require = __cordonCreateRequire(import.meta.url);",
-    },
-  });
+  // The Landlock helper (main branch: src/backends/landlock/exec-entry.ts), started as
+  // `node dist/landlock-exec.js …` by the library and by the CLI with --report.
+  if (existsSync(`${root}src/backends/landlock/exec-entry.ts`)) {
+    await build({
+      ...esm(),
+      entryPoints: { 'landlock-exec': 'src/backends/landlock/exec-entry.ts' },
+      outdir: 'dist',
+    });
+  }
+  await build({ ...esm(), entryPoints: { index: 'src/index.ts' }, outdir: 'dist' });
 }
 
 /**
