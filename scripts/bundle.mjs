@@ -61,9 +61,10 @@ export async function bundleNpm() {
 /**
  * One CommonJS script for a single executable. `koffiPackage` is the platform package whose
  * koffi.node the executable carries as the asset 'koffi.node' (e.g. @koromix/koffi-linux-x64);
- * every other @koromix/koffi-* package becomes an empty module.
+ * every other @koromix/koffi-* package becomes an empty module. `nativeHashes` maps asset names
+ * to their SHA-256 (the file name in the user's cache directory), so start-up hashes nothing.
  */
-export async function bundleSea({ outfile, koffiPackage }) {
+export async function bundleSea({ outfile, koffiPackage, nativeHashes }) {
   const seaKoffi = {
     name: 'cordon-sea-koffi',
     setup(b) {
@@ -86,5 +87,12 @@ export async function bundleSea({ outfile, koffiPackage }) {
       }));
     },
   };
-  await build({ ...cjs(), entryPoints: ['src/cli/sea-main.ts'], outfile, plugins: [seaKoffi] });
+  const base = cjs();
+  await build({
+    ...base,
+    entryPoints: ['src/cli/sea-main.ts'],
+    outfile,
+    plugins: [seaKoffi],
+    define: { ...base.define, __CORDON_NATIVE_HASHES__: JSON.stringify(nativeHashes) },
+  });
 }

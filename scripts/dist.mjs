@@ -116,11 +116,15 @@ async function buildTarget(name, spec) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const script = join(dir, 'cordon.cjs');
-  await bundleSea({ outfile: script, koffiPackage: spec.koffi[0] });
   const koffiNode =
     native && existsSync(join(root, 'node_modules', spec.koffi[0], spec.koffi[1]))
       ? join(root, 'node_modules', spec.koffi[0], spec.koffi[1])
       : packageFile(spec.koffi[0], koffiVersion, spec.koffi[1]);
+  await bundleSea({
+    outfile: script,
+    koffiPackage: spec.koffi[0],
+    nativeHashes: { 'koffi.node': sha256(koffiNode) },
+  });
   const blob = join(dir, 'sea.blob');
   const config = {
     main: script,

@@ -1,9 +1,9 @@
 // Native addons inside the single executable (SEA assets, e.g. koffi.node). One is written once
 // to a private per-user directory (0700, ours, no world-writable ancestor), named by its
-// SHA-256, and checked against that hash on EVERY load: a sandboxed command able to write there
-// cannot get other code loaded by a later run. On Linux the verified descriptor itself is
-// loaded (/proc/self/fd/N), so the file cannot be swapped between the check and the load.
-import { createHash, randomBytes } from 'node:crypto';
+// SHA-256, and compared byte for byte with the executable's copy on EVERY load: a sandboxed
+// command able to write there cannot get other code loaded by a later run. On Linux the checked
+// descriptor itself is loaded (/proc/self/fd/N), so the file cannot be swapped between the check
+// and the load. The hash is computed at build time (scripts/bundle.mjs), not at start-up.
 import {
   chmodSync,
   closeSync,
@@ -71,12 +71,9 @@ export function ensurePrivateDir(dir: string): void {
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** Open `file` and return the descriptor only if it is ours and hashes to `hash`. */
-function openIfIntact(file: string, hash: string, size: number): number | undefined {
+/** Open `file` and return the descriptor only if it is ours and equal to `bytes`. */
+function openIfIntact(file: string, bytes: Uint8Array): number | undefined {
+  const size = bytes.length;
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
@@ -95,7 +92,7 @@ function openIfIntact(file: string, hash: string, size: number): number | undefi
         if (n === 0) break;
         off += n;
       }
-      if (off === size && sha256(buf) === hash) return fd;
+      if (off === size && buf.equals(bytes)) return fd;
     }
   } catch {
     // unreadable: treated as missing and rewritten
@@ -105,7 +102,7 @@ function openIfIntact(file: string, hash: string, size: number): number | undefi
 }
 
 function writeAtomically(dir: string, file: string, bytes: Uint8Array): void {
-  const tmp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${process.pid}-${Date.now().toString(36)}.tmp`); // O_EXCL below
   const fd = openSync(tmp, 'wx', 0o500);
   try {
     let off = 0;
@@ -130,22 +127,29 @@ export interface VerifiedNative {
 }
 
 /** Extract `bytes` as `name` into `dir` unless an intact copy is there; return it opened. */
-export function openVerifiedNative(name: string, bytes: Uint8Array, dir: string): VerifiedNative {
-  const hash = sha256(bytes);
+export function openVerifiedNative(
+  name: string,
+  bytes: Uint8Array,
+  dir: string,
+  hash: string,
+): VerifiedNative {
   ensurePrivateDir(dir);
   const dot = name.lastIndexOf('.');
   const file = join(
     dir,
     `${dot > 0 ? name.slice(0, dot) : name}-${hash.slice(0, 32)}${dot > 0 ? name.slice(dot) : ''}`,
   );
-  let fd = openIfIntact(file, hash, bytes.length);
+  let fd = openIfIntact(file, bytes);
   if (fd === undefined) {
     writeAtomically(dir, file, bytes);
-    fd = openIfIntact(file, hash, bytes.length);
+    fd = openIfIntact(file, bytes);
   }
   if (fd === undefined) refuse(dir, `'${file}' does not match the executable's copy after writing it`);
   return { loadPath: process.platform === 'linux' ? `/proc/self/fd/${fd}` : file, file, fd };
 }
+
+// SHA-256 of each asset, filled in by the single-executable build (define); absent elsewhere.
+declare const __CORDON_NATIVE_HASHES__: Readonly<Record<string, string>> | undefined;
 
 // Addons already loaded in this process (dlopen once; later requires get the same exports).
 const loaded = new Map<string, unknown>();
@@ -155,7 +159,9 @@ export function loadNativeAsset(name: string): unknown {
   if (loaded.has(name)) return loaded.get(name);
   const bytes = new Uint8Array(getAsset(name));
   const dir = resolveNativeDir({ platform: process.platform, env: process.env, home: homedir() });
-  const native = openVerifiedNative(name, bytes, dir);
+  const hash = typeof __CORDON_NATIVE_HASHES__ === 'object' ? __CORDON_NATIVE_HASHES__[name] : undefined;
+  if (!hash) throw new CordonError('internal', `no build-time hash for the asset '${name}' — rebuild cordon`);
+  const native = openVerifiedNative(name, bytes, dir, hash);
   const mod = { exports: {} as unknown };
   try {
     process.dlopen(mod, native.loadPath);
