@@ -2,7 +2,7 @@
 # Starts the win-x64 executable under Wine and runs one command (API plumbing only: Wine
 # enforces none of Windows' isolation). Wine 8 cannot run Node 24, so build the Node 22 variant:
 #   node scripts/dist.mjs --targets win-x64 --win-node 22 --out .dist-sea/wine
-#   scripts/wine-smoke.sh .dist-sea/wine/cordon-win-x64.exe
+#   scripts/wine-smoke-exe.sh .dist-sea/wine/cordon-win-x64.exe
 # Wine's console cannot write to Linux pipes reliably: results go to files.
 set -euo pipefail
 exe=$(realpath "${1:-.dist-sea/wine/cordon-win-x64.exe}")
