@@ -1,37 +1,13 @@
-// Bundles the CLI (dist/cli.js) and the library (dist/index.js) with esbuild, with the
-// built-in profiles embedded (src/profile/builtin-data.ts is regenerated first), and emits
-// type declarations for the library.
+// `npm run build`: regenerates the embedded built-in profiles, bundles dist/cli.cjs (the CLI,
+// one file) and dist/index.js (the library, one file) with esbuild, and emits the library's
+// type declarations (dist/types) with tsc -p tsconfig.build.json.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { bundleNpm, root } from './bundle.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 execFileSync(process.execPath, [`${root}scripts/gen-builtin-profiles.mjs`], { stdio: 'inherit' });
-const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
-const common = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  define: { __CORDON_VERSION__: JSON.stringify(pkg.version) },
-  external: ['koffi'],
-  banner: {
-    js: "import { createRequire as __cordonCreateRequire } from 'node:module'; const require = __cordonCreateRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-  absWorkingDir: root,
-};
-await build({
-  ...common,
-  entryPoints: {
-    cli: 'src/cli/main.ts',
-    index: 'src/index.ts',
-    'landlock-exec': 'src/backends/landlock/exec-entry.ts',
-  },
-  outdir: 'dist',
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-});
+rmSync(`${root}dist`, { recursive: true, force: true });
+await bundleNpm();
 execFileSync(
   process.execPath,
   [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`],

@@ -21,6 +21,7 @@ export type CordonErrorCode =
   | 'unsafe-symlink'
   | 'unsafe-cache'
   | 'report-failed'
+  | 'native-module'
   | 'internal';
 
 /** cordon's own failure: nothing was run (unless the message says otherwise). Exit code 125. */

@@ -8,6 +8,7 @@ import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
 import { probeHost } from '../host/probe.ts';
+import type { Plan } from '../plan/types.ts';
 import type { RunResult } from '../result/types.ts';
 import { executePlan, preparePlan, type RunDeps } from '../run.ts';
 import { VERSION } from '../version.ts';
@@ -34,13 +35,19 @@ function errorJson(error: CordonError): string {
   return `${JSON.stringify({ version: 1, error: { code: error.code, message: error.message } })}\n`;
 }
 
-async function linuxProcessSetup(): Promise<boolean> {
+async function linuxProcessSetup(plan: Plan): Promise<boolean> {
   // Inherited descriptors above 2 would reach the command (and, with bwrap, walk around its
   // read-only mounts): mark them close-on-exec. Then become a child subreaper so orphans of
-  // the command come back to us and can be killed. Both need koffi (loaded only here).
+  // the command come back to us and can be killed. Both need koffi (loaded only here, ~10-20
+  // ms), so it is skipped when there is nothing to do: no inheritable descriptor, and a bwrap
+  // plan with its own pid namespace (bwrap is its init; when it exits the kernel kills every
+  // process left in the namespace, so no orphan can outlive the run).
+  const fds = listInheritableFds();
+  const needSubreaper = !(plan.backend === 'bwrap' && plan.args.includes('--unshare-pid'));
+  if (fds.length === 0 && !needSubreaper) return false;
   const { becomeChildSubreaper, setCloseOnExec } = await import('../native/linux.ts');
-  setCloseOnExec(listInheritableFds());
-  return becomeChildSubreaper();
+  setCloseOnExec(fds);
+  return needSubreaper ? becomeChildSubreaper() : false;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -67,16 +74,21 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runExplain } = await import('./explain.ts');
     return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
   }
-  const subreaper = process.platform === 'linux' ? await linuxProcessSetup() : false;
+  const probe: RunDeps['probe'] = (needs) => probeHost(needs);
+  const prepared = preparePlan(parsed.command, options.run, {
+    probe,
+    subreaper: false,
+    prepareCache: prepareSandboxCache,
+  });
+  const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
   // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
   // report is written from that thread afterwards, so the helper process is used instead.
   const deps: RunDeps = {
-    probe: (needs) => probeHost(needs),
+    probe,
     subreaper,
     landlockInProcess: !options.report,
     prepareCache: prepareSandboxCache,
   };
-  const prepared = preparePlan(parsed.command, options.run, deps);
 
   const controller = new AbortController();
   let receivedSignal: NodeJS.Signals | undefined;
@@ -102,8 +114,8 @@ async function main(argv: readonly string[]): Promise<number> {
       backend: prepared.plan.backend,
     });
   }
-  // Loaded before the run: with Landlock the main thread may be confined afterwards (run.ts).
-  const style = !options.json && !options.quiet ? await import('./style.ts') : undefined;
+  // Everything the CLI loads after the run (style.ts, chalk) is inside this one bundle file, so
+  // a main thread confined by Landlock (run.ts) reads no module file afterwards.
   let result: RunResult;
   try {
     result = await executePlan(
@@ -148,12 +160,11 @@ async function main(argv: readonly string[]): Promise<number> {
         .map((l) => `cordon: ${l}\n`)
         .join(''),
     );
-  if (style) {
-    const { styleMeta } = style;
-    writeAll(
-      2,
-      `${styleMeta(renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs), process.stderr.isTTY && !process.env['NO_COLOR'])}\n`,
-    );
+  if (!options.quiet) {
+    // chalk is loaded only when there is colour to add: a pipe or NO_COLOR gets the plain line.
+    const meta = renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs);
+    const color = process.stderr.isTTY && !process.env['NO_COLOR'];
+    writeAll(2, `${color ? (await import('./style.ts')).styleMeta(meta, true) : meta}\n`);
     if (options.verbose) {
       for (const a of result.annotations) writeAll(2, `cordon: [${a.kind}] ${a.message}\n`);
     }

@@ -1,7 +1,15 @@
 // Probing the machine into a HostInfo. Only what a run needs is probed (bwrap and Landlock
 // on request); nothing is cached on disk, where a sandboxed command could tamper with it.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
@@ -148,6 +156,31 @@ export function probeLandlock(): LandlockInfo {
   }
 }
 
+/**
+ * cordon's per-user state directories, created (0700) if missing so a sandboxed command can
+ * never be the one to create them: ~/.cache/cordon (compile cache, native module), the
+ * XDG_CACHE_HOME one, and the platform cache dir's (sandbox cache on macOS and Windows).
+ */
+function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string | undefined>>): string[] {
+  const home = homedir();
+  const bases = [join(home, '.cache')];
+  const xdg = env['XDG_CACHE_HOME'];
+  if (xdg?.startsWith('/')) bases.push(xdg);
+  if (platform === 'darwin') bases.push(join(home, 'Library', 'Caches'));
+  if (platform === 'win32' && env['LOCALAPPDATA']) bases.push(env['LOCALAPPDATA']);
+  const dirs: string[] = [];
+  for (const base of bases) {
+    const dir = join(base, 'cordon');
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (pathKind(dir) === 'dir') dirs.push(realpathLenient(dir));
+    } catch {
+      // read-only home: nothing a sandbox could plant there either
+    }
+  }
+  return [...new Set(dirs)];
+}
+
 export function probeHost(options: ProbeOptions = {}): HostInfo {
   const env = options.env ?? process.env;
   const platform = process.platform as Platform;
@@ -161,6 +194,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     home: realpathLenient(homedir()),
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
+    stateDirs: ensureStateDirs(platform, env),
     systemLinks: roots.flatMap((p) =>
       pathKind(p) === 'symlink' ? [{ path: p, target: readlinkSync(p) }] : [],
     ),

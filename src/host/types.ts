@@ -34,6 +34,12 @@ export interface HostInfo {
    * usr/lib64), with the link text. A sandbox built on an empty root recreates them, or the
    * dynamic loader's /lib64 path would not exist.
    */
+  /**
+   * cordon's own per-user state directories (compile cache, extracted native module, sandbox
+   * cache), existing and canonical. Kept read-only inside every writable root: code cordon
+   * loads later must never be writable by a sandboxed command.
+   */
+  readonly stateDirs?: readonly string[] | undefined;
   readonly systemLinks?: readonly { readonly path: string; readonly target: string }[] | undefined;
   readonly bwrap?: BwrapInfo | undefined;
   readonly landlock?: LandlockInfo | undefined;

@@ -1,7 +1,7 @@
 // Linux system calls cordon needs that Node does not expose, through koffi (loaded lazily:
 // only runs that need them pay the ~20 ms load). Owns: prctl (child subreaper, no_new_privs,
 // seccomp), fcntl (FD_CLOEXEC), and the raw syscall entry used by the Landlock launcher.
-import { createRequire } from 'node:module';
+import { loadKoffi } from './koffi.ts';
 
 export const PR_SET_PDEATHSIG = 1;
 export const PR_SET_SECCOMP = 22;
@@ -29,8 +29,7 @@ let cached: LibC | undefined;
 
 export function loadLibC(): LibC {
   if (cached) return cached;
-  const require = createRequire(import.meta.url);
-  const koffi = require('koffi');
+  const koffi = loadKoffi();
   const lib = koffi.load('libc.so.6');
   const prctl = lib.func(
     'int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)',

@@ -7,7 +7,7 @@
 //   SID_AND_ATTRIBUTES 16; TOKEN_GROUPS: count@0 groups@8; EXPLICIT_ACCESS_W 48:
 //   rights@0 mode@4 inheritance@8 trustee{multiple@16 op@24 form@28 type@32 name@40}
 //   JOBOBJECT_EXTENDED_LIMIT_INFORMATION 144: LimitFlags@16; SECURITY_ATTRIBUTES 24
-import { createRequire } from 'node:module';
+import { loadKoffi } from './koffi.ts';
 
 export type Ptr = bigint;
 
@@ -81,8 +81,7 @@ function declare(lib: { func: (proto: string) => Fn & { async: Fn } }, protos: r
 
 export function loadWin32(): Win32 {
   if (cached) return cached;
-  const require = createRequire(import.meta.url);
-  const koffi = require('koffi');
+  const koffi = loadKoffi();
   cached = {
     koffi,
     k32: declare(koffi.load('kernel32.dll'), KERNEL32),

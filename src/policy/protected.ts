@@ -71,5 +71,10 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
       }
     }
   }
+  // cordon's own state (compile cache, native module) stays read-only wherever a writable root
+  // covers it (e.g. cordon run in the home directory); the sandbox cache's tools dir is a
+  // deeper write rule and keeps winning.
+  for (const dir of host.stateDirs ?? [])
+    add(dir, 'cordon state: compile cache, native module, sandbox cache');
   return out;
 }

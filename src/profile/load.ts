@@ -5,8 +5,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { CordonError } from '../errors.ts';
 import { BUILTIN_PROFILES } from './builtin-data.ts';
 import { mergeProfiles } from './merge.ts';
-import { parseProfile } from './parse.ts';
+import { parseProfile, parseProfileData } from './parse.ts';
 import type { MergedProfile, ProfileSpec } from './types.ts';
+import { parseYamlText } from './yaml.ts';
 
 export const DEFAULT_PROFILE = 'workspace';
 const MAX_EXTENDS_DEPTH = 16;
@@ -25,15 +26,15 @@ function loadOne(
   from: string | undefined,
 ): { spec: ProfileSpec; key: string; dir: string } {
   if (!looksLikePath(ref)) {
-    const text = BUILTIN_PROFILES[ref];
-    if (text === undefined) {
+    const data = BUILTIN_PROFILES[ref];
+    if (data === undefined) {
       const where = from ? ` (extends in ${from})` : '';
       throw new CordonError(
         'profile-not-found',
         `unknown profile '${ref}'${where} — built-in profiles: ${listBuiltinProfiles().join(', ')}; or give a path to a .yaml/.json file`,
       );
     }
-    return { spec: parseProfile(text, `profiles/${ref}.yaml`, ref), key: `builtin:${ref}`, dir: baseDir };
+    return { spec: parseProfileData(data, `profiles/${ref}.yaml`, ref), key: `builtin:${ref}`, dir: baseDir };
   }
   const file = isAbsolute(ref) ? ref : resolve(baseDir, ref);
   let text: string;
@@ -47,7 +48,7 @@ function loadOne(
       `cannot read profile file '${file}'${where}: ${code} — check the path`,
     );
   }
-  return { spec: parseProfile(text, file, file), key: `file:${file}`, dir: dirname(file) };
+  return { spec: parseProfile(text, file, file, parseYamlText), key: `file:${file}`, dir: dirname(file) };
 }
 
 export function loadProfile(ref: string, cwd: string): MergedProfile {

@@ -1,7 +1,6 @@
 // Parses profile text (YAML or JSON) into a ProfileSpec. Pure. Every problem is a CordonError
 // naming the file, the key path (e.g. filesystem[3].access) and what is allowed. Unknown keys
 // are errors: a typo must never silently weaken a sandbox.
-import { parse as parseYaml } from 'yaml';
 import { CordonError } from '../errors.ts';
 import type { Access } from '../policy/types.ts';
 import {
@@ -102,14 +101,28 @@ function parseRule(file: string, profile: string, index: number, value: unknown)
   return { path, access: access as Access, index, profile };
 }
 
-export function parseProfile(text: string, file: string, name: string): ProfileSpec {
+/**
+ * Profile text → ProfileSpec. `parseYaml` is passed in (load.ts loads the yaml package only
+ * when a YAML file is read: the built-in profiles are embedded already parsed).
+ */
+export function parseProfile(
+  text: string,
+  file: string,
+  name: string,
+  parseYaml: (text: string) => unknown,
+): ProfileSpec {
   let data: unknown;
   try {
-    data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { uniqueKeys: true, strict: true });
+    data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     fail(file, '', `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`);
   }
+  return parseProfileData(data, file, name);
+}
+
+/** Already-parsed profile data (a built-in profile, or the result of parseProfile's parse). */
+export function parseProfileData(data: unknown, file: string, name: string): ProfileSpec {
   if (!isPlainObject(data))
     fail(
       file,

@@ -6,13 +6,13 @@ import { buildBwrapPlan } from '../../src/plan/linux/bwrap.ts';
 import { type PolicyFlags, resolvePolicy } from '../../src/policy/resolve.ts';
 import { BUILTIN_PROFILES } from '../../src/profile/builtin-data.ts';
 import { mergeProfiles } from '../../src/profile/merge.ts';
-import { parseProfile } from '../../src/profile/parse.ts';
+import { parseProfileData } from '../../src/profile/parse.ts';
 
 function profileChain(name: string) {
   const chain = [];
   let current: string | undefined = name;
   while (current) {
-    const spec = parseProfile(BUILTIN_PROFILES[current]!, `${current}.yaml`, current);
+    const spec = parseProfileData(BUILTIN_PROFILES[current], `${current}.yaml`, current);
     chain.unshift(spec);
     current = spec.extends;
   }

@@ -7,6 +7,11 @@ import { join } from 'node:path';
 
 export const ROOT = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 export const CORDON = join(ROOT, 'bin/cordon');
+/**
+ * CORDON_TEST_EXE=/path/to/cordon-linux-x64 runs the same tests against a single executable
+ * (npm run test:dist): it is started directly, without Node.
+ */
+export const CORDON_EXE = process.env['CORDON_TEST_EXE'];
 
 export interface CliResult {
   code: number | null;
@@ -25,7 +30,7 @@ export interface CliOptions {
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const argv = [process.execPath, CORDON, ...args];
+  const argv = CORDON_EXE ? [CORDON_EXE, ...args] : [process.execPath, CORDON, ...args];
   const full =
     options.asUid !== undefined
       ? ['setpriv', `--reuid=${options.asUid}`, `--regid=${options.asUid}`, '--clear-groups', '--', ...argv]

@@ -7,7 +7,7 @@ import { type PolicyFlags, resolvePolicy } from '../../src/policy/resolve.ts';
 import type { SandboxPolicy } from '../../src/policy/types.ts';
 import { loadProfile } from '../../src/profile/load.ts';
 import { mergeProfiles } from '../../src/profile/merge.ts';
-import { parseProfile } from '../../src/profile/parse.ts';
+import { parseProfileText } from './profile.ts';
 
 export interface SeatbeltCase {
   readonly name: string;
@@ -88,7 +88,7 @@ export function resolveCase(c: SeatbeltCase): { policy: SandboxPolicy; plan: Sea
   const host = syntheticHost('darwin', c.host ?? {});
   const cwd = host.realpath(host.cwd);
   const merged = c.profile.includes('\n')
-    ? mergeProfiles([parseProfile(c.profile, `${c.name}.yaml`, c.name)])
+    ? mergeProfiles([parseProfileText(c.profile, `${c.name}.yaml`, c.name)])
     : loadProfile(c.profile, cwd);
   const policy = resolvePolicy(
     merged,

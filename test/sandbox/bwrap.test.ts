@@ -76,6 +76,28 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     expect(r.stdout).toMatch(/No such file or directory/);
   });
 
+  it("cordon's own state (compile cache, native module) is read-only even when home is the workspace", async () => {
+    const r = await runCli(
+      [
+        '--backend',
+        'bwrap',
+        '-q',
+        '--',
+        'sh',
+        '-c',
+        'mkdir -p .cache/cordon/compile-cache/v1; echo planted > .cache/cordon/compile-cache/x; echo planted > .cache/cordon/native-x; echo done',
+      ],
+      {
+        cwd: fx.home,
+        asUid: uid,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
+      },
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(existsSync(join(fx.home, '.cache/cordon/compile-cache/x'))).toBe(false);
+    expect(existsSync(join(fx.home, '.cache/cordon/native-x'))).toBe(false);
+  });
+
   it('.git stays read-only: config, hooks, rename and delete are denied', async () => {
     const before = snapshotTree(join(fx.ws, '.git'));
     const r = await sh(

@@ -309,7 +309,7 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
     const result = JSON.parse(r.stdout);
     expect(result.stdout.text).toBe('[]\n');
     expect(result.cache).toBeNull();
-    expect(existsSync(join(f.home, '.cache/cordon'))).toBe(false);
+    expect(existsSync(join(f.home, '.cache/cordon/sandbox-cache'))).toBe(false);
   });
 
   it('the JSON result names the redirections', async () => {

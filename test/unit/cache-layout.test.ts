@@ -11,7 +11,7 @@ import { buildBwrapPlan } from '../../src/plan/linux/bwrap.ts';
 import { resolvePolicy } from '../../src/policy/resolve.ts';
 import { loadProfile } from '../../src/profile/load.ts';
 import { mergeProfiles } from '../../src/profile/merge.ts';
-import { parseProfile } from '../../src/profile/parse.ts';
+import { parseProfileText } from '../helpers/profile.ts';
 
 const linux = syntheticHost('linux', { files: { '/home/user/.npmrc': 'file' } });
 const ENTRY = `/home/user/.cache/cordon/sandbox-cache/${workspaceKey('/home/user/project')}`;
@@ -116,21 +116,21 @@ describe('applyCacheEnv', () => {
 
 describe('profile key cache', () => {
   it('parses shared, workspace, off (and false); rejects anything else', () => {
-    expect(parseProfile('cache: shared', 'p.yaml', 'p').cache).toBe('shared');
-    expect(parseProfile('cache: off', 'p.yaml', 'p').cache).toBe('off');
-    expect(parseProfile('cache: false', 'p.yaml', 'p').cache).toBe('off');
-    expect(parseProfile('{"cache":"workspace"}', 'p.json', 'p').cache).toBe('workspace');
-    expect(() => parseProfile('cache: yes-please', 'p.yaml', 'p')).toThrow(
+    expect(parseProfileText('cache: shared', 'p.yaml', 'p').cache).toBe('shared');
+    expect(parseProfileText('cache: off', 'p.yaml', 'p').cache).toBe('off');
+    expect(parseProfileText('cache: false', 'p.yaml', 'p').cache).toBe('off');
+    expect(parseProfileText('{"cache":"workspace"}', 'p.json', 'p').cache).toBe('workspace');
+    expect(() => parseProfileText('cache: yes-please', 'p.yaml', 'p')).toThrow(
       "invalid profile p.yaml: cache: 'yes-please' is not allowed — use workspace, shared, off",
     );
   });
 
   it('defaults to off, a child overrides its parent; built-ins: workspace on, read-only and strict off', () => {
-    expect(mergeProfiles([parseProfile('network: off', 'a.yaml', 'a')]).cache).toBe('off');
+    expect(mergeProfiles([parseProfileText('network: off', 'a.yaml', 'a')]).cache).toBe('off');
     expect(
       mergeProfiles([
-        parseProfile('cache: shared', 'a.yaml', 'a'),
-        parseProfile('network: on', 'b.yaml', 'b'),
+        parseProfileText('cache: shared', 'a.yaml', 'a'),
+        parseProfileText('network: on', 'b.yaml', 'b'),
       ]).cache,
     ).toBe('shared');
     expect(loadProfile('workspace', '/').cache).toBe('workspace');
@@ -143,7 +143,7 @@ describe('policy and bwrap plan with the sandbox cache', () => {
   it('the tools dir is a write rule with source cache, the config dir read-only, explained by source', () => {
     const layout = planCache('workspace', linux, linux.cwd, {})!;
     const strict = mergeProfiles([
-      parseProfile(
+      parseProfileText(
         'privateTmp: true\nfilesystem:\n  - { path: "{system}", access: read }\n  - { path: "{cwd}", access: write }\n',
         'strict.yaml',
         'strict',

@@ -8,7 +8,7 @@ import { isCredentialName, resolveEnv } from '../../src/policy/env.ts';
 import { resolvePolicy } from '../../src/policy/resolve.ts';
 import type { Access, PolicyRule } from '../../src/policy/types.ts';
 import { mergeProfiles } from '../../src/profile/merge.ts';
-import { parseProfile } from '../../src/profile/parse.ts';
+import { parseProfileText } from '../helpers/profile.ts';
 
 const rule = (path: string, access: Access): PolicyRule => ({
   path,
@@ -52,7 +52,7 @@ describe('access precedence', () => {
   });
 });
 
-const profile = (yaml: string) => mergeProfiles([parseProfile(yaml, 'test.yaml', 'test')]);
+const profile = (yaml: string) => mergeProfiles([parseProfileText(yaml, 'test.yaml', 'test')]);
 
 describe('resolvePolicy', () => {
   const host = syntheticHost('linux', {
@@ -201,14 +201,14 @@ describe('profile parsing errors name the file, key path and what is allowed', (
     ],
     ['a: [\n', /invalid profile p.yaml: not valid YAML/],
   ])('%j', (text, message) => {
-    expect(() => parseProfile(text, 'p.yaml', 'p')).toThrow(message);
+    expect(() => parseProfileText(text, 'p.yaml', 'p')).toThrow(message);
   });
 
   it('JSON profiles use the same parser', () => {
-    expect(() => parseProfile('{"filesystem":[{"path":"/x","access":"all"}]}', 'p.json', 'p')).toThrow(
+    expect(() => parseProfileText('{"filesystem":[{"path":"/x","access":"all"}]}', 'p.json', 'p')).toThrow(
       "p.json: filesystem[0].access: 'all' is not an access",
     );
-    expect(parseProfile('{"network":"on"}', 'p.json', 'p').network).toBe('on');
+    expect(parseProfileText('{"network":"on"}', 'p.json', 'p').network).toBe('on');
   });
 });
 
