@@ -106,10 +106,16 @@ export function preparePlan(
   const platform = deps.platform ?? (process.platform as Platform);
   const cwd = deps.cwdOverride !== undefined ? (options.cwd ?? deps.cwdOverride) : resolveCwd(options.cwd);
   const request = options.backend ?? 'auto';
-  const host = deps.probe({
+  // Landlock is probed (koffi, ~20 ms) only when it could be chosen: asked for by name, or
+  // auto on a host where bubblewrap cannot run.
+  const probed = deps.probe({
     bwrap: platform === 'linux' && (request === 'auto' || request === 'bwrap'),
-    landlock: platform === 'linux' && (request === 'auto' || request === 'landlock'),
+    landlock: platform === 'linux' && request === 'landlock',
   });
+  const host =
+    platform === 'linux' && request === 'auto' && !probed.bwrap?.usable && probed.landlock === undefined
+      ? { ...probed, landlock: deps.probe({ bwrap: false, landlock: true }).landlock }
+      : probed;
   let policy: SandboxPolicy | undefined;
   let envRequest = { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [] as string[] };
   let cache: CacheLayout | undefined;

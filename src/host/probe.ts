@@ -169,9 +169,15 @@ function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string
   if (platform === 'darwin') bases.push(join(home, 'Library', 'Caches'));
   if (platform === 'win32' && env['LOCALAPPDATA']) bases.push(env['LOCALAPPDATA']);
   const dirs: string[] = [];
+  const me = typeof process.getuid === 'function' ? process.getuid() : -1;
   for (const base of bases) {
     const dir = join(base, 'cordon');
     try {
+      // Never create state under a directory others control (cordon refuses to use it anyway).
+      const st = lstatSync(base);
+      const foreign = st.uid !== 0 && st.uid !== me;
+      if (platform !== 'win32' && (foreign || ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)))
+        continue;
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (pathKind(dir) === 'dir') dirs.push(realpathLenient(dir));
     } catch {

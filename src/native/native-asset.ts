@@ -1,5 +1,5 @@
 // Native addons inside the single executable (SEA assets, e.g. koffi.node). One is written once
-// to a private per-user directory (0700, ours, no world-writable ancestor), named by its
+// to a private per-user directory (0700, ours, no ancestor others can tamper with), named by its
 // SHA-256, and compared byte for byte with the executable's copy on EVERY load: a sandboxed
 // command able to write there cannot get other code loaded by a later run. On Linux the checked
 // descriptor itself is loaded (/proc/self/fd/N), so the file cannot be swapped between the check
@@ -12,13 +12,14 @@ import {
   fsyncSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readSync,
   renameSync,
   rmSync,
   writeSync,
 } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { getAsset } from 'node:sea';
 import { CordonError } from '../errors.ts';
@@ -47,23 +48,34 @@ function refuse(dir: string, problem: string): never {
   );
 }
 
-/** Create (0700) and check the directory: ours, not a symlink, no world-writable ancestor. */
+/** Create (0700) and check the directory: ours, not a symlink, no ancestor others can tamper with. */
 export function ensurePrivateDir(dir: string): void {
   if (process.platform === 'win32') {
     mkdirSync(dir, { recursive: true }); // per-user profile ACLs; no POSIX modes to check
     return;
   }
+  // Every existing ancestor must be owned by root or us, and writable by nobody else unless it
+  // is sticky (/tmp, /var/tmp: others cannot rename or delete what we own in it).
+  const me = process.getuid?.();
   for (let up = dirname(dir); ; up = dirname(up)) {
-    let mode: number | undefined;
+    let st: { uid: number; mode: number } | undefined;
     try {
-      mode = lstatSync(up).mode;
+      st = lstatSync(up);
     } catch {
       // not there yet: created below, 0700
     }
-    if (mode !== undefined && (mode & 0o002) !== 0) refuse(dir, `its ancestor '${up}' is world-writable`);
+    if (st !== undefined) {
+      if (st.uid !== 0 && st.uid !== me) refuse(dir, `its ancestor '${up}' belongs to uid ${st.uid}`);
+      if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)
+        refuse(dir, `its ancestor '${up}' is writable by others`);
+    }
     if (dirname(up) === up) break;
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    refuse(dir, `cannot create it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
   const st = lstatSync(dir);
   if (!st.isDirectory()) refuse(dir, 'not a directory (a symlink?)');
   const uid = process.getuid?.();
@@ -133,7 +145,15 @@ export function openVerifiedNative(
   dir: string,
   hash: string,
 ): VerifiedNative {
-  ensurePrivateDir(dir);
+  try {
+    ensurePrivateDir(dir);
+  } catch (error) {
+    // No usable per-user cache dir (a read-only or foreign HOME): extract into a fresh
+    // private (0700) directory of our own for this run instead. mkdtemp creates it with a
+    // random name, so nothing another user or a sandboxed command planted can be there.
+    if (!/cannot create it/.test(String((error as Error).message))) throw error;
+    dir = mkdtempSync(join(tmpdir(), 'cordon-native-'));
+  }
   const dot = name.lastIndexOf('.');
   const file = join(
     dir,

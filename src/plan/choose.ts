@@ -51,7 +51,12 @@ export function judgeBackends(
         reason: `bubblewrap ${bw.version} at ${bw.path} creates its namespaces`,
       });
     const ll = host.landlock;
-    if (!ll) verdicts.push({ backend: 'landlock', usable: false, reason: 'Landlock was not probed' });
+    if (!ll)
+      verdicts.push({
+        backend: 'landlock',
+        usable: false,
+        reason: bw?.usable ? 'not probed: bubblewrap is usable and preferred' : 'Landlock was not probed',
+      });
     else if (ll.abi === 0)
       verdicts.push({
         backend: 'landlock',

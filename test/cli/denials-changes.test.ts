@@ -132,7 +132,7 @@ describe.each(BACKENDS)('denials on $backend', ({ backend, profile, writeRule, r
     'a failure with nothing to do with the sandbox (a 0400 file it owns) is not blamed',
     async () => {
       const { base: dir, ws, env } = setup();
-      chmodSync(dir, 0o777);
+      chmodSync(dir, 0o1777); // sticky, like /tmp: uid 65534 may use it, others cannot tamper
       chmodSync(ws, 0o777);
       writeFileSync(join(ws, 'ro.txt'), 'x');
       chownSync(join(ws, 'ro.txt'), 65534, 65534);
@@ -199,7 +199,7 @@ describe.runIf(backendUsable('bwrap'))('--changes through the CLI', () => {
 describe.runIf(isLinux && isRoot)('--changes and unreadable directories', () => {
   it('counts a directory it cannot read as unreadable and still reports the rest', async () => {
     const { base: dir, ws, env } = setup();
-    chmodSync(dir, 0o777);
+    chmodSync(dir, 0o1777); // sticky, like /tmp: uid 65534 may use it, others cannot tamper
     chmodSync(ws, 0o777);
     mkdirSync(join(ws, 'locked'), { mode: 0o700 });
     const r = await runCli(['--backend', 'none', '--changes', '--json', '--', 'touch', 'new.txt'], {
