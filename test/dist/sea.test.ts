@@ -66,7 +66,9 @@ describe.runIf(runnable)(`single executable (linux-${process.arch}, no Node, no 
   beforeAll(() => {
     // Not under /tmp: cordon refuses a cache directory with a world-writable ancestor.
     mkdirSync(join(ROOT, '.dist-sea'), { recursive: true });
-    work = mkdtempSync(join(ROOT, '.dist-sea/test-'));
+    // Not under /tmp: the sandbox's private /tmp would hide the PATH directory made here
+    // (the checkout itself may live under /tmp in CI).
+    work = mkdtempSync('/var/tmp/cordon-sea-test-');
     chmodSync(work, 0o755);
     exe = join(work, 'cordon');
     copyFileSync(built, exe);
