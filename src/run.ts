@@ -320,6 +320,7 @@ export async function executePlan(
             cwd: plan.cwd,
             captureBytes: budget,
             extraFds: plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [],
+            realPipes: process.platform === 'linux',
             timeoutMs: options.timeoutMs,
             signal: options.signal,
             subreaper: deps.subreaper,

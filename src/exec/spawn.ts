@@ -9,6 +9,9 @@
 // destroy our pipe ends and kill the group ourselves.
 import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
+import { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { createPipe } from '../native/linux.ts';
 import { DRAIN_AFTER_EXIT_MS, KILL_GRACE_MS } from '../options/defaults.ts';
 import { type CollectedStream, StreamCollector } from './collector.ts';
 import { killTree } from './terminate.ts';
@@ -32,6 +35,8 @@ export interface SpawnRequest {
   readonly subreaper: boolean;
   readonly onStart?: ((pid: number) => void) | undefined;
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
+  /** Linux: give the command real pipes instead of Node's socketpairs (see createPipe). */
+  readonly realPipes?: boolean | undefined;
   /** Bounded wait after exit for pipes held open by leftovers. */
   readonly drainMs?: number | undefined;
   readonly killGraceMs?: number | undefined;
@@ -75,10 +80,11 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
       return;
     }
     const dataFds = [...(request.extraFds ?? [])];
+    const pipes = request.realPipes ? openRealPipes() : undefined;
     // stdin is /dev/null ('ignore'), always: a sandboxed command must never read the caller's
     // terminal or a pipe the caller holds. detached = setsid(): own session and group.
     const child = spawn(request.executable, [...request.args], {
-      stdio: ['ignore', 'pipe', 'pipe', ...dataFds],
+      stdio: ['ignore', pipes ? pipes.out[1] : 'pipe', pipes ? pipes.err[1] : 'pipe', ...dataFds],
       detached: true,
       env: { ...request.env },
       cwd: request.cwd,
@@ -87,6 +93,10 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
     });
 
     for (const fd of dataFds) closeSync(fd);
+    // Our copies of the write ends must go, or the read ends never see end-of-file.
+    if (pipes) for (const fd of [pipes.out[1], pipes.err[1]]) closeSync(fd);
+    const outStream: Readable = pipes ? readerFor(pipes.out[0]) : child.stdout!;
+    const errStream: Readable = pipes ? readerFor(pipes.err[0]) : child.stderr!;
     let settled = false;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
@@ -104,17 +114,17 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
       collector.push(chunk);
       request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
     };
-    child.stdout!.on('data', onData(stdout));
-    child.stderr!.on('data', onData(stderr));
+    outStream.on('data', onData(stdout));
+    errStream.on('data', onData(stderr));
     const onPipeClosed = () => {
       openPipes--;
       if (openPipes === 0 && exited) finish();
     };
-    child.stdout!.on('close', onPipeClosed);
-    child.stderr!.on('close', onPipeClosed);
+    outStream.on('close', onPipeClosed);
+    errStream.on('close', onPipeClosed);
     // A destroyed pipe can emit EPIPE/ECONNRESET; the outcome is already decided by then.
-    child.stdout!.on('error', () => {});
-    child.stderr!.on('error', () => {});
+    outStream.on('error', () => {});
+    errStream.on('error', () => {});
 
     // An abort reason of the form { signal: 'SIGINT' } forwards that signal first (the CLI
     // passes on what it received); otherwise the group gets SIGTERM.
@@ -175,8 +185,8 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
     function finish(): void {
       if (settled) return;
       if (pid !== undefined) killTree(pid, request.subreaper, 'SIGKILL');
-      child.stdout!.destroy();
-      child.stderr!.destroy();
+      outStream.destroy();
+      errStream.destroy();
       settle({
         started: true,
         pid,
@@ -193,6 +203,8 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
     function settle(outcome: SpawnOutcome): void {
       if (settled) return;
       settled = true;
+      outStream.destroy();
+      errStream.destroy();
       clearTimeout(drainTimer);
       clearTimeout(killTimer);
       clearTimeout(timeoutTimer);
@@ -208,4 +220,22 @@ function forwardedSignal(reason: unknown): NodeJS.Signals {
     if (sig === 'SIGINT' || sig === 'SIGTERM' || sig === 'SIGHUP') return sig;
   }
   return 'SIGTERM';
+}
+
+function openRealPipes(): { out: [number, number]; err: [number, number] } | undefined {
+  try {
+    const out = createPipe();
+    try {
+      return { out, err: createPipe() };
+    } catch (error) {
+      for (const fd of out) closeSync(fd);
+      throw error;
+    }
+  } catch {
+    return undefined; // koffi unavailable: Node's socketpairs (only /dev/stderr reopening differs)
+  }
+}
+
+function readerFor(fd: number): Readable {
+  return new Socket({ fd, readable: true, writable: false });
 }

@@ -21,6 +21,7 @@ interface LibC {
   /** prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &{len, filter}) with `program` as the filter. */
   prctlSeccompFilter(option: number, mode: number, program: Buffer): number;
   errno(): number;
+  pipe2(fds: Buffer, flags: number): number;
   // biome-ignore lint/suspicious/noExplicitAny: koffi's own surface is untyped here
   koffi: any;
 }
@@ -40,7 +41,9 @@ export function loadLibC(): LibC {
   const prctlFprog = lib.func(
     'int prctl(int option, unsigned long a2, cordon_sock_fprog *a3, unsigned long a4, unsigned long a5)',
   );
+  const pipe2 = lib.func('int pipe2(void *fds, int flags)');
   cached = {
+    pipe2: (fds, flags) => pipe2(fds, flags),
     prctl: (o, a, b, c, d) => prctl(o, a, b, c, d),
     fcntl: (fd, cmd, arg) => fcntl(fd, cmd, arg),
     syscall: (...args) => syscall(...args),
@@ -73,4 +76,17 @@ export function setCloseOnExec(fds: readonly number[]): void {
     const flags = libc.fcntl(fd, F_GETFD, 0);
     if (flags >= 0 && (flags & FD_CLOEXEC) === 0) libc.fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
   }
+}
+
+const O_CLOEXEC = 0o2000000;
+
+/**
+ * A real pipe (read end, write end), both close-on-exec. Node's 'pipe' stdio gives the child a
+ * socketpair, and opening /dev/stdout or /dev/stderr (`echo x > /dev/stderr`) fails with ENXIO
+ * on a socket; a pipe behaves as a shell user expects.
+ */
+export function createPipe(): [number, number] {
+  const fds = Buffer.alloc(8);
+  if (loadLibC().pipe2(fds, O_CLOEXEC) !== 0) throw new Error('pipe2 failed');
+  return [fds.readInt32LE(0), fds.readInt32LE(4)];
 }

@@ -1,6 +1,6 @@
 // The real CLI (bin/cordon, built bundle) as users run it: flags, exit codes, JSON, report
 // file, environment filtering, signals, and what is left behind.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +63,26 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
     const r = await runCli(['--backend', 'none', '--', 'cat'], { stdin: 'pipe', timeoutMs: 20_000 });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
+  });
+
+  it('gives the command real pipes: /dev/stdout and /dev/stderr can be opened', async () => {
+    for (const backend of ['none', 'bwrap']) {
+      if (
+        backend === 'bwrap' &&
+        spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true']).status !== 0
+      )
+        continue;
+      const r = await runCli([
+        '-q',
+        '--backend',
+        backend,
+        '--',
+        'sh',
+        '-c',
+        'echo out > /dev/stdout; echo err > /dev/stderr',
+      ]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, 'out\n', 'err\n']);
+    }
   });
 
   it('prints stdout and stderr apart, then one metadata line', async () => {
