@@ -5,24 +5,13 @@
 // --best-effort form is checked for what it still enforces. Host side checked every time.
 import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeLandlockAbi } from '../../src/native/landlock.ts';
 import { type CliResult, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import { type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
 
 function landlockAbi(): number {
   try {
@@ -34,65 +23,13 @@ function landlockAbi(): number {
 const abi = landlockAbi();
 const NODE = process.execPath;
 
-interface Fx {
-  base: string;
-  ws: string;
-  outside: string;
-  home: string;
-  victim: string;
-}
-
-function makeFx(uid: number | undefined): Fx {
-  const base = mkdtempSync('/var/tmp/cordon-llb-');
-  chmodSync(base, 0o755);
-  const ws = join(base, 'ws');
-  const outside = join(base, 'outside');
-  const home = join(base, 'home');
-  for (const d of [
-    ws,
-    outside,
-    home,
-    join(ws, '.git/hooks'),
-    join(ws, 'secret'),
-    join(ws, 'a/b'),
-    join(home, '.ssh'),
-  ])
-    mkdirSync(d, { recursive: true });
-  writeFileSync(join(ws, '.git/config'), '[core]\n');
-  writeFileSync(join(ws, 'secret/key'), 'TOPSECRET\n');
-  writeFileSync(join(ws, 'a/hidden.txt'), 'hidden\n');
-  writeFileSync(join(home, '.ssh/id_ed25519'), 'PRIVATE KEY\n');
-  const victim = join(outside, 'victim.txt');
-  writeFileSync(victim, 'original\n');
-  chmodSync(victim, 0o666);
-  chmodSync(outside, 0o777);
-  if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, ws, home]);
-  return { base, ws, outside, home, victim };
-}
-
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) {
-        out[p] = 'dir';
-        walk(p);
-      } else out[p] = st.isSymbolicLink() ? 'link' : `file:${readFileSync(p).toString('base64')}`;
-    }
-  };
-  walk(root);
-  return out;
-}
-
 const users: [string, number | undefined][] = [
   ['root', undefined],
   ['uid 65534', 65534],
 ];
 
 describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (_label, uid) => {
-  let fx: Fx;
+  let fx: Fixture;
   const cordon = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> =>
     runCli(['--backend', 'landlock', '-q', ...args], {
       cwd: fx.ws,
@@ -109,7 +46,7 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
   };
 
   beforeAll(() => {
-    fx = makeFx(uid);
+    fx = makeFixture(uid);
   });
   afterAll(() => {
     rmSync(fx.base, { recursive: true, force: true });
@@ -126,24 +63,24 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
   });
 
   it('writes outside the workspace are denied', async () => {
-    const before = snapshot(fx.outside);
+    const before = snapshotTree(fx.outside);
     const r = await sh(
       `echo pwned > ${fx.victim}; echo pwned > ${fx.outside}/new; mkdir ${fx.outside}/d; rm -f ${fx.victim}; echo done`,
       be,
     );
     expect(r.stdout).toBe('done\n');
     expect(r.stderr).toMatch(/Permission denied/);
-    expect(snapshot(fx.outside)).toEqual(before);
+    expect(snapshotTree(fx.outside)).toEqual(before);
   });
 
   it('.git / .cordon / a gitdir target read-only: refused, naming them', async () => {
-    const before = snapshot(join(fx.ws, '.git'));
+    const before = snapshotTree(join(fx.ws, '.git'));
     refused(
       await sh('echo evil > .git/hooks/pre-commit; mkdir .cordon'),
       `${fx.ws}/.git`,
       `${fx.ws}/.cordon`,
     );
-    expect(snapshot(join(fx.ws, '.git'))).toEqual(before);
+    expect(snapshotTree(join(fx.ws, '.git'))).toEqual(before);
     expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
     const wt = join(fx.base, 'worktree');
     const gitdir = join(fx.base, 'main-repo/.git/worktrees/wt');
@@ -188,7 +125,7 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
   });
 
   it('/proc/sys is read-only and remounting / read-write fails', async () => {
-    const before = snapshot(fx.outside);
+    const before = snapshotTree(fx.outside);
     const domain = readFileSync('/proc/sys/kernel/domainname', 'utf8');
     const r = await sh(
       `echo cordon-test > /proc/sys/kernel/domainname; mount -o remount,rw /; mount -o remount,bind,rw /; echo pwned > ${fx.victim}; echo done`,
@@ -196,7 +133,7 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
     );
     expect(r.stdout).toBe('done\n');
     expect(readFileSync('/proc/sys/kernel/domainname', 'utf8')).toBe(domain);
-    expect(snapshot(fx.outside)).toEqual(before);
+    expect(snapshotTree(fx.outside)).toEqual(before);
   });
 
   it.runIf(abi >= 6)('a host process cannot be signalled or inspected', async () => {
