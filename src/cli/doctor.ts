@@ -19,7 +19,7 @@ function readSysctl(path: string): string | undefined {
 }
 
 export function runDoctor(json: boolean, write: (fd: number, text: string) => void): number {
-  const host = probeHost({ bwrap: true, landlock: true });
+  const host = probeHost({ bwrap: true, landlock: true, detailed: true });
   // Judge the backends against the default profile in this directory, so the Landlock line
   // says whether (and why not) it can enforce what a plain `cordon -- cmd` would ask for.
   let policy: SandboxPolicy | undefined;

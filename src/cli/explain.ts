@@ -27,7 +27,11 @@ export function runExplain(
         platform: target,
         cwdOverride: syntheticHost(target).cwd,
       }
-    : { probe: (needs) => probeHost(needs), subreaper: false, prepareCache: prepareSandboxCache };
+    : {
+        probe: (needs) => probeHost({ ...needs, detailed: true }),
+        subreaper: false,
+        prepareCache: prepareSandboxCache,
+      };
   // A policy the backend cannot enforce: show the plan --best-effort would run, say that a
   // real run refuses, and exit 125 like the run would.
   let refusal: string | undefined;

@@ -48,7 +48,7 @@ export function judgeBackends(
       verdicts.push({
         backend: 'bwrap',
         usable: true,
-        reason: `bubblewrap ${bw.version} at ${bw.path} creates its namespaces`,
+        reason: `bubblewrap${bw.version ? ` ${bw.version}` : ''} at ${bw.path} creates its namespaces`,
       });
     const ll = host.landlock;
     if (!ll)
