@@ -2,8 +2,9 @@
 // (C:/Users/me/project); this probe converts both ways: realpath resolves junctions, symlinks
 // and 8.3 short names through GetFinalPathNameByHandle (realpathSync.native) and drops the
 // \\?\ prefix; kind() reports junctions and symlinks as 'symlink' (lstat does).
-import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
+import { pathKind } from './path-kind.ts';
 import type { HostInfo, PathKind } from './types.ts';
 
 /** C:\x\ or \\?\C:\x → C:/x; \\?\UNC\s\h → //s/h. */
@@ -34,15 +35,7 @@ export function windowsRealpath(path: string): string {
 }
 
 function windowsKind(path: string): PathKind {
-  try {
-    const st = lstatSync(toNative(path));
-    if (st.isSymbolicLink()) return 'symlink';
-    if (st.isDirectory()) return 'dir';
-    if (st.isFile()) return 'file';
-    return 'other';
-  } catch {
-    return 'missing';
-  }
+  return pathKind(toNative(path));
 }
 
 function readSmall(path: string): string | undefined {

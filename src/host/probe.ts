@@ -14,8 +14,11 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
+import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
-import type { BwrapInfo, HostInfo, LandlockInfo, PathKind } from './types.ts';
+import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
+
+export { pathKind };
 
 export interface ProbeOptions {
   readonly bwrap?: boolean;
@@ -64,18 +67,6 @@ export function realpathLenient(path: string): string {
     if (i <= 0) return path;
     const parent = realpathLenient(path.slice(0, i) || '/');
     return parent === '/' ? `/${path.slice(i + 1)}` : `${parent}/${path.slice(i + 1)}`;
-  }
-}
-
-export function pathKind(path: string): PathKind {
-  try {
-    const st = lstatSync(path);
-    if (st.isSymbolicLink()) return 'symlink';
-    if (st.isDirectory()) return 'dir';
-    if (st.isFile()) return 'file';
-    return 'other';
-  } catch {
-    return 'missing';
   }
 }
 
