@@ -3,6 +3,7 @@
 // links in its cache that point at the host's files.
 import { closeSync, constants, fchmodSync, lstatSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { probeHost } from '../host/probe.ts';
+import { type CacheClearJson, type CacheShowJson, stamp } from '../result/json.ts';
 import { resolveCacheRoot, workspaceKey } from './layout.ts';
 import { checkPrivateDir } from './prepare.ts';
 
@@ -85,8 +86,10 @@ export function runCacheCommand(
       rmSync(entry.path, { recursive: true, force: true });
     }
     const freed = entries.reduce((sum, e) => sum + e.bytes, 0);
-    if (json) write(1, `${JSON.stringify({ version: 1, root, cleared: entries.length, bytes: freed })}\n`);
-    else
+    if (json) {
+      const doc: CacheClearJson = stamp({ root, cleared: entries.length, bytes: freed });
+      write(1, `${JSON.stringify(doc)}\n`);
+    } else
       write(
         1,
         `cleared ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} (${formatBytes(freed)}) in ${root}\n`,
@@ -96,7 +99,8 @@ export function runCacheCommand(
   const workspace = workspaceKey(host.realpath(cwd));
   const total = entries.reduce((sum, e) => sum + e.bytes, 0);
   if (json) {
-    write(1, `${JSON.stringify({ version: 1, root, bytes: total, workspaceEntry: workspace, entries })}\n`);
+    const doc: CacheShowJson = stamp({ root, bytes: total, workspaceEntry: workspace, entries });
+    write(1, `${JSON.stringify(doc)}\n`);
     return 0;
   }
   const lines = [

@@ -6,7 +6,7 @@ import { createRestrictedToken } from '../backends/windows/token.ts';
 import { allocBytes, freeBytes, loadWin32, type Ptr } from '../native/win32.ts';
 import { ADMINISTRATORS_SID, EVERYONE_SID } from '../plan/windows/sid.ts';
 import { TOKEN_FLAGS } from '../plan/windows/spec.ts';
-import { preparePlan } from '../run.ts';
+import { preparePlan } from '../prepare.ts';
 
 export interface DoctorCheck {
   name: string;

@@ -8,6 +8,7 @@ import { checkLandlockFit } from '../plan/linux/landlock.ts';
 import { NO_POLICY_FLAGS, resolvePolicy } from '../policy/resolve.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import { DEFAULT_PROFILE, loadProfile } from '../profile/load.ts';
+import { type DoctorJson, stamp } from '../result/json.ts';
 import { windowsDoctorChecks } from './doctor-windows.ts';
 
 function readSysctl(path: string): string | undefined {
@@ -120,7 +121,8 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
   }
   if (host.platform === 'win32') checks.push(...windowsDoctorChecks());
   if (json) {
-    write(1, `${JSON.stringify({ version: 1, platform: host.platform, checks, backends: verdicts })}\n`);
+    const doc: DoctorJson = stamp({ platform: host.platform, checks, backends: verdicts });
+    write(1, `${JSON.stringify(doc)}\n`);
     return 0;
   }
   const lines = ['cordon doctor'];

@@ -9,7 +9,8 @@ import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
 import type { Platform } from '../policy/types.ts';
 import { describeSource } from '../policy/types.ts';
-import { preparePlan, type RunDeps } from '../run.ts';
+import { type PrepareSeams, preparePlan } from '../prepare.ts';
+import { type ExplainJson, stamp } from '../result/json.ts';
 import type { CliRunOptions } from './flags.ts';
 
 export function runExplain(
@@ -20,16 +21,14 @@ export function runExplain(
 ): number {
   const target = (platform ?? process.platform) as Platform;
   const synthetic = target !== process.platform;
-  const deps: RunDeps = synthetic
+  const deps: PrepareSeams = synthetic
     ? {
         probe: () => syntheticHost(target),
-        subreaper: false,
         platform: target,
         cwdOverride: syntheticHost(target).cwd,
       }
     : {
         probe: (needs) => probeHost({ ...needs, detailed: true }),
-        subreaper: false,
         prepareCache: prepareSandboxCache,
       };
   // A policy the backend cannot enforce: show the plan --best-effort would run, say that a
@@ -47,30 +46,34 @@ export function runExplain(
   if (options.json) {
     write(
       1,
-      `${JSON.stringify({
-        version: 1,
-        platform: target,
-        synthetic,
-        profile: policy?.profile ?? null,
-        network: policy?.network ?? null,
-        privateTmp: policy?.privateTmp ?? null,
-        rules:
-          policy?.rules.map((r) => ({ path: r.path, access: r.access, source: describeSource(r.source) })) ??
-          [],
-        backend: choice.backend,
-        verdicts: choice.verdicts,
-        droppedEnv: prepared.env.dropped,
-        cache: prepared.cache
-          ? {
-              mode: prepared.cache.mode,
-              dir: prepared.cache.entry,
-              redirects: prepared.cache.redirects,
-              sanitized: prepared.cache.copies,
-            }
-          : null,
-        plan,
-        ...(refusal ? { refusal } : {}),
-      })}\n`,
+      `${JSON.stringify(
+        stamp({
+          platform: target,
+          synthetic,
+          profile: policy?.profile ?? null,
+          network: policy?.network ?? null,
+          privateTmp: policy?.privateTmp ?? null,
+          rules:
+            policy?.rules.map((r) => ({
+              path: r.path,
+              access: r.access,
+              source: describeSource(r.source),
+            })) ?? [],
+          backend: choice.backend,
+          verdicts: choice.verdicts,
+          droppedEnv: prepared.env.dropped,
+          cache: prepared.cache
+            ? {
+                mode: prepared.cache.mode,
+                dir: prepared.cache.entry,
+                redirects: prepared.cache.redirects,
+                sanitized: prepared.cache.copies,
+              }
+            : null,
+          plan,
+          ...(refusal ? { refusal } : {}),
+        }) satisfies ExplainJson,
+      )}\n`,
     );
     return refusal ? 125 : 0;
   }

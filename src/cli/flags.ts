@@ -1,30 +1,13 @@
-// Flag values → RunOptions. Every bad value becomes a CordonError naming the flag and the fix.
+// Flag values → RunOptions (the flags are defined once, in flag-table.ts). Every bad value
+// becomes a CordonError naming the flag and the fix.
 import { CordonError } from '../errors.ts';
 import { parseDuration, parseSize } from '../options/parse-units.ts';
 import type { RunOptions } from '../options/types.ts';
 import type { BackendRequest } from '../plan/choose.ts';
 import { BACKEND_NAMES } from '../plan/types.ts';
+import type { RawFlags } from './flag-table.ts';
 
-export interface RawFlags {
-  timeout?: string;
-  maxOutput?: string;
-  json?: boolean;
-  report?: string;
-  cwd?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  backend?: string;
-  profile?: string;
-  read?: string[];
-  write?: string[];
-  deny?: string[];
-  net?: boolean;
-  env?: string[];
-  clearEnv?: boolean;
-  bestEffort?: boolean;
-  changes?: boolean;
-  platform?: string;
-}
+export type { RawFlags } from './flag-table.ts';
 
 export interface CliRunOptions {
   readonly run: RunOptions;

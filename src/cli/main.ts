@@ -2,15 +2,16 @@
 // Text mode prints the command's stdout on stdout and its stderr (plus annotations) on stderr,
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
-import { prepareSandboxCache } from '../cache/prepare.ts';
+import type { LaunchMode } from '../backends/types.ts';
 import { renderChangeLines } from '../changes/report.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
-import { probeHost } from '../host/probe.ts';
 import type { Plan } from '../plan/types.ts';
+import { preparePlan } from '../prepare.ts';
+import { type ErrorJson, type ReportProgressJson, stamp } from '../result/json.ts';
 import type { RunResult } from '../result/types.ts';
-import { executePlan, preparePlan, type RunDeps } from '../run.ts';
+import { executePlan } from '../run.ts';
 import { VERSION } from '../version.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
@@ -31,8 +32,12 @@ function writeAll(fd: number, text: string): void {
   }
 }
 
+/** Where the CLI writes; tests pass their own to run the CLI in-process. */
+export type Write = (fd: number, text: string) => void;
+
 function errorJson(error: CordonError): string {
-  return `${JSON.stringify({ version: 1, error: { code: error.code, message: error.message } })}\n`;
+  const doc: ErrorJson = stamp({ error: { code: error.code, message: error.message } });
+  return `${JSON.stringify(doc)}\n`;
 }
 
 async function linuxProcessSetup(plan: Plan): Promise<boolean> {
@@ -43,52 +48,42 @@ async function linuxProcessSetup(plan: Plan): Promise<boolean> {
   // plan with its own pid namespace (bwrap is its init; when it exits the kernel kills every
   // process left in the namespace, so no orphan can outlive the run).
   const fds = listInheritableFds();
-  const needSubreaper = !(plan.backend === 'bwrap' && plan.args.includes('--unshare-pid'));
+  const needSubreaper = !(plan.backend === 'bwrap' && plan.ownsPidNamespace);
   if (fds.length === 0 && !needSubreaper) return false;
   const { becomeChildSubreaper, setCloseOnExec } = await import('../native/linux.ts');
   setCloseOnExec(fds);
   return needSubreaper ? becomeChildSubreaper() : false;
 }
 
-async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[], write: Write): Promise<number> {
   const parsed = parseArgv(argv, VERSION);
   if (parsed.kind === 'version') {
-    writeAll(1, `${VERSION}\n`);
+    write(1, `${VERSION}\n`);
     return 0;
   }
   if (parsed.kind === 'help') {
-    writeAll(1, parsed.helpText ?? '');
+    write(1, parsed.helpText ?? '');
     return 0;
   }
   if (parsed.kind === 'doctor') {
     const { runDoctor } = await import('./doctor.ts');
-    return runDoctor(parsed.flags.json ?? false, writeAll);
+    return runDoctor(parsed.flags.json ?? false, write);
   }
   if (parsed.kind === 'cache') {
     const { runCacheCommand } = await import('../cache/command.ts');
     const action = parsed.command[0] === 'clear' ? 'clear' : 'show';
-    return runCacheCommand(action, parsed.flags.json ?? false, parsed.flags.cwd ?? process.cwd(), writeAll);
+    return runCacheCommand(action, parsed.flags.json ?? false, parsed.flags.cwd ?? process.cwd(), write);
   }
   const options = toRunOptions(parsed.flags);
   if (parsed.kind === 'explain') {
     const { runExplain } = await import('./explain.ts');
-    return runExplain(parsed.command, options, parsed.flags.platform, writeAll);
+    return runExplain(parsed.command, options, parsed.flags.platform, write);
   }
-  const probe: RunDeps['probe'] = (needs) => probeHost(needs);
-  const prepared = preparePlan(parsed.command, options.run, {
-    probe,
-    subreaper: false,
-    prepareCache: prepareSandboxCache,
-  });
+  const prepared = preparePlan(parsed.command, options.run);
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
   // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
   // report is written from that thread afterwards, so the helper process is used instead.
-  const deps: RunDeps = {
-    probe,
-    subreaper,
-    landlockInProcess: !options.report,
-    prepareCache: prepareSandboxCache,
-  };
+  const mode: LaunchMode = { subreaper, landlock: options.report ? 'helper' : 'self' };
 
   const controller = new AbortController();
   let receivedSignal: NodeJS.Signals | undefined;
@@ -105,14 +100,16 @@ async function main(argv: readonly string[]): Promise<number> {
       ? await import('./spinner.ts').then((m) => m.startSpinner())
       : undefined;
   if (options.report) {
-    writeReport(options.report, {
-      version: 1,
-      status: 'pending',
-      started: false,
-      command: prepared.command,
-      cwd: prepared.cwd,
-      backend: prepared.plan.backend,
-    });
+    writeReport(
+      options.report,
+      stamp({
+        status: 'pending',
+        started: false,
+        command: prepared.command,
+        cwd: prepared.cwd,
+        backend: prepared.plan.backend,
+      }) satisfies ReportProgressJson,
+    );
   }
   // Everything the CLI loads after the run (style.ts, chalk) is inside this one bundle file, so
   // a main thread confined by Landlock (run.ts) reads no module file afterwards.
@@ -123,22 +120,24 @@ async function main(argv: readonly string[]): Promise<number> {
       {
         ...options.run,
         signal: controller.signal,
-        onStart: ({ pid, backend }) => {
+        onStart: ({ pid }) => {
           if (options.report) {
-            writeReport(options.report, {
-              version: 1,
-              status: 'running',
-              started: true,
-              pid,
-              command: prepared.command,
-              cwd: prepared.cwd,
-              backend,
-            });
+            writeReport(
+              options.report,
+              stamp({
+                status: 'running',
+                started: true,
+                pid,
+                command: prepared.command,
+                cwd: prepared.cwd,
+                backend: prepared.plan.backend,
+              }) satisfies ReportProgressJson,
+            );
           }
         },
         onProgress: spinner ? (bytes) => spinner.update(bytes) : undefined,
       },
-      deps,
+      mode,
     );
   } finally {
     spinner?.stop();
@@ -148,13 +147,13 @@ async function main(argv: readonly string[]): Promise<number> {
   let status = result.exitStatus;
   if (receivedSignal && result.cancelled) status = 128 + signalNumber(receivedSignal);
   if (options.json) {
-    writeAll(1, `${JSON.stringify({ ...result, exitStatus: status })}\n`);
+    write(1, `${JSON.stringify({ ...result, exitStatus: status })}\n`);
     return status;
   }
-  writeAll(1, result.stdout.text);
-  writeAll(2, result.stderr.text);
+  write(1, result.stdout.text);
+  write(2, result.stderr.text);
   if (result.changes)
-    writeAll(
+    write(
       2,
       renderChangeLines(result.changes, result.cwd)
         .map((l) => `cordon: ${l}\n`)
@@ -164,27 +163,35 @@ async function main(argv: readonly string[]): Promise<number> {
     // chalk is loaded only when there is colour to add: a pipe or NO_COLOR gets the plain line.
     const meta = renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs);
     const color = process.stderr.isTTY && !process.env['NO_COLOR'];
-    writeAll(2, `${color ? (await import('./style.ts')).styleMeta(meta, true) : meta}\n`);
+    write(2, `${color ? (await import('./style.ts')).styleMeta(meta, true) : meta}\n`);
     if (options.verbose) {
-      for (const a of result.annotations) writeAll(2, `cordon: [${a.kind}] ${a.message}\n`);
+      for (const a of result.annotations) write(2, `cordon: [${a.kind}] ${a.message}\n`);
     }
   }
   return status;
 }
 
-export async function cliMain(argv: readonly string[]): Promise<void> {
+/**
+ * The whole CLI contract in-process: argv → what is written and the exit status. Every error
+ * becomes one `cordon: …` line (or the JSON error object with --json) and 125.
+ */
+export async function runCli(argv: readonly string[], write: Write = writeAll): Promise<number> {
   const wantsJson =
     argv.includes('--json') && (argv.indexOf('--') === -1 || argv.indexOf('--json') < argv.indexOf('--'));
   let code: number;
   try {
-    code = await main(argv);
+    code = await main(argv, write);
   } catch (error) {
     const err = isCordonError(error)
       ? error
       : new CordonError('internal', `internal error: ${(error as Error)?.stack ?? String(error)}`);
-    if (wantsJson) writeAll(1, errorJson(err));
-    else writeAll(2, `cordon: ${err.message}\n`);
+    if (wantsJson) write(1, errorJson(err));
+    else write(2, `cordon: ${err.message}\n`);
     code = EXIT_CORDON_ERROR;
   }
-  process.exitCode = code;
+  return code;
+}
+
+export async function cliMain(argv: readonly string[]): Promise<void> {
+  process.exitCode = await runCli(argv);
 }

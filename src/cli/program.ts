@@ -1,47 +1,21 @@
-// The commander definitions of `cordon [run]`, `cordon explain` and `cordon doctor`.
+// The commander definitions of `cordon [run]`, `cordon explain` and `cordon doctor`; the run
+// flags come from the one flag table (flag-table.ts).
 // exitOverride everywhere: commander's usage errors become CordonError (exit 125), never its
 // own exit(1). Dispatch on the first word is done by hand so `cordon -- explain` runs a
 // command called explain.
 import { Command, CommanderError, Option } from 'commander';
 import { CordonError } from '../errors.ts';
-import type { RawFlags } from './flags.ts';
+import { FLAG_TABLE, type FlagSpec, type RawFlags } from './flag-table.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function addRunOptions(cmd: Command): Command {
-  return cmd
-    .option('-t, --timeout <duration>', 'kill the command after this long (500ms, 30s, 10m, 1h); exit 124')
-    .option('--max-output <size>', 'combined stdout+stderr budget (64KiB default, 1MiB, 0 = unlimited)')
-    .option('--json', 'print one JSON result object on stdout')
-    .option(
-      '--report <file>',
-      'write the JSON result to FILE (0600) when the command starts and when it ends',
-    )
-    .option('--cwd <dir>', 'run the command in DIR (also what {cwd} means)')
-    .option('-q, --quiet', 'no metadata line')
-    .option('-v, --verbose', 'details: policy, backend choice, every annotation')
-    .option('--backend <name>', 'auto (default), bwrap, landlock, seatbelt, windows, or none (no sandbox)')
-    .option(
-      '-p, --profile <name|file>',
-      'built-in profile (workspace, read-only, strict) or a YAML/JSON file',
-    )
-    .option('--read <path>', 'allow reading PATH (repeatable)', collect, [])
-    .option('--write <path>', 'allow writing PATH (repeatable)', collect, [])
-    .option('--deny <path>', 'deny all access to PATH (repeatable)', collect, [])
-    .option('--changes', 'report what the command created, modified and deleted under the writable roots')
-    .option('--net', 'allow network access')
-    .option('--no-net', 'deny network access (the default profiles already do)')
-    .option(
-      '--env <name[=value]>',
-      'keep NAME even if it looks like a credential, or set NAME=VALUE (repeatable)',
-      collect,
-      [],
-    )
-    .option('--clear-env', 'start from an empty environment but for PATH, HOME, LANG, TERM, TMPDIR')
-    .option(
-      '--best-effort',
-      'enforce what the backend can and list the rules it cannot, instead of refusing',
-    );
+  for (const spec of Object.values(FLAG_TABLE) as FlagSpec[]) {
+    if (spec.kind === 'list') cmd.option(spec.spelling, spec.help, collect, []);
+    else cmd.option(spec.spelling, spec.help);
+    if (spec.negatable) cmd.option(`--no-${spec.spelling.replace(/^--/, '')}`, spec.negatable);
+  }
+  return cmd;
 }
 
 export interface ParsedCommand {

@@ -14,6 +14,8 @@ import type { Readable } from 'node:stream';
 import { createPipe } from '../native/linux.ts';
 import { DRAIN_AFTER_EXIT_MS, KILL_GRACE_MS } from '../options/defaults.ts';
 import { type CollectedStream, StreamCollector } from './collector.ts';
+import { startDeadline } from './deadline.ts';
+import { drainWithin } from './drain.ts';
 import { killTree } from './terminate.ts';
 
 export interface SpawnRequest {
@@ -35,6 +37,8 @@ export interface SpawnRequest {
   readonly subreaper: boolean;
   readonly onStart?: ((pid: number) => void) | undefined;
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
+  /** Every chunk as it is read, in arrival order (live output). */
+  readonly onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
   /** Linux: give the command real pipes instead of Node's socketpairs (see createPipe). */
   readonly realPipes?: boolean | undefined;
   /** Bounded wait after exit for pipes held open by leftovers. */
@@ -62,164 +66,107 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
   const startedAt = performance.now();
   const stdout = new StreamCollector(request.captureBytes);
   const stderr = new StreamCollector(request.captureBytes);
-  const drainMs = request.drainMs ?? DRAIN_AFTER_EXIT_MS;
-  const graceMs = request.killGraceMs ?? KILL_GRACE_MS;
-
-  return new Promise((resolve) => {
-    if (request.signal?.aborted) {
-      resolve({
-        started: false,
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        cancelled: true,
-        durationMs: 0,
-        stdout: stdout.snapshot(),
-        stderr: stderr.snapshot(),
-      });
-      return;
-    }
-    const dataFds = [...(request.extraFds ?? [])];
-    const pipes = request.realPipes ? openRealPipes() : undefined;
-    // stdin is /dev/null ('ignore'), always: a sandboxed command must never read the caller's
-    // terminal or a pipe the caller holds. detached = setsid(): own session and group.
-    const child = spawn(request.executable, [...request.args], {
-      stdio: ['ignore', pipes ? pipes.out[1] : 'pipe', pipes ? pipes.err[1] : 'pipe', ...dataFds],
-      detached: true,
-      env: { ...request.env },
-      cwd: request.cwd,
-      ...(request.argv0 !== undefined ? { argv0: request.argv0 } : {}),
-      windowsHide: true,
+  const snapshot = (fields: Omit<SpawnOutcome, 'durationMs' | 'stdout' | 'stderr'>): SpawnOutcome => ({
+    ...fields,
+    durationMs: performance.now() - startedAt,
+    stdout: stdout.snapshot(),
+    stderr: stderr.snapshot(),
+  });
+  if (request.signal?.aborted)
+    return Promise.resolve({
+      ...snapshot({ started: false, exitCode: null, signal: null, timedOut: false, cancelled: true }),
+      durationMs: 0,
     });
 
-    for (const fd of dataFds) closeSync(fd);
-    // Our copies of the write ends must go, or the read ends never see end-of-file.
-    if (pipes) for (const fd of [pipes.out[1], pipes.err[1]]) closeSync(fd);
-    const outStream: Readable = pipes ? readerFor(pipes.out[0]) : child.stdout!;
-    const errStream: Readable = pipes ? readerFor(pipes.err[0]) : child.stderr!;
-    let settled = false;
-    let exitCode: number | null = null;
-    let exitSignal: NodeJS.Signals | null = null;
-    let exited = false;
-    let timedOut = false;
-    let cancelled = false;
-    let stopping = false;
-    let openPipes = 2;
-    let drainTimer: NodeJS.Timeout | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-    let timeoutTimer: NodeJS.Timeout | undefined;
-    const pid = child.pid;
+  const dataFds = [...(request.extraFds ?? [])];
+  const pipes = request.realPipes ? openRealPipes() : undefined;
+  // stdin is /dev/null ('ignore'), always: a sandboxed command must never read the caller's
+  // terminal or a pipe the caller holds. detached = setsid(): own session and group.
+  const child = spawn(request.executable, [...request.args], {
+    stdio: ['ignore', pipes ? pipes.out[1] : 'pipe', pipes ? pipes.err[1] : 'pipe', ...dataFds],
+    detached: true,
+    env: { ...request.env },
+    cwd: request.cwd,
+    ...(request.argv0 !== undefined ? { argv0: request.argv0 } : {}),
+    windowsHide: true,
+  });
+  for (const fd of dataFds) closeSync(fd);
+  // Our copies of the write ends must go, or the read ends never see end-of-file.
+  if (pipes) for (const fd of [pipes.out[1], pipes.err[1]]) closeSync(fd);
+  const outStream: Readable = pipes ? readerFor(pipes.out[0]) : child.stdout!;
+  const errStream: Readable = pipes ? readerFor(pipes.err[0]) : child.stderr!;
+  const pid = child.pid;
 
-    const onData = (collector: StreamCollector) => (chunk: Buffer) => {
-      collector.push(chunk);
-      request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
-    };
-    outStream.on('data', onData(stdout));
-    errStream.on('data', onData(stderr));
-    const onPipeClosed = () => {
-      openPipes--;
-      if (openPipes === 0 && exited) finish();
-    };
-    outStream.on('close', onPipeClosed);
-    errStream.on('close', onPipeClosed);
-    // A destroyed pipe can emit EPIPE/ECONNRESET; the outcome is already decided by then.
-    outStream.on('error', () => {});
-    errStream.on('error', () => {});
+  const onData = (name: 'stdout' | 'stderr', collector: StreamCollector) => (chunk: Buffer) => {
+    collector.push(chunk);
+    request.onOutput?.(name, chunk);
+    request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
+  };
+  outStream.on('data', onData('stdout', stdout));
+  errStream.on('data', onData('stderr', stderr));
+  // A destroyed pipe can emit EPIPE/ECONNRESET; the outcome is already decided by then.
+  outStream.on('error', () => {});
+  errStream.on('error', () => {});
+  const closed = (s: Readable) => new Promise<void>((r) => s.once('close', () => r()));
+  const pipesClosed = Promise.all([closed(outStream), closed(errStream)]);
 
-    // An abort reason of the form { signal: 'SIGINT' } forwards that signal first (the CLI
-    // passes on what it received); otherwise the group gets SIGTERM.
-    const abortListener = () => stop('cancel', forwardedSignal(request.signal?.reason));
-    request.signal?.addEventListener('abort', abortListener, { once: true });
+  const deadline = startDeadline({
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    graceMs: request.killGraceMs ?? KILL_GRACE_MS,
+    kill: (sig) => {
+      if (pid !== undefined) killTree(pid, request.subreaper, sig);
+    },
+  });
 
-    if (request.timeoutMs !== undefined) {
-      timeoutTimer = setTimeout(() => stop('timeout'), request.timeoutMs);
-    }
-
-    function stop(reason: 'timeout' | 'cancel', first: NodeJS.Signals = 'SIGTERM'): void {
-      if (exited || stopping) return;
-      stopping = true;
-      if (reason === 'timeout') timedOut = true;
-      else cancelled = true;
-      if (pid !== undefined) {
-        killTree(pid, request.subreaper, first);
-        killTimer = setTimeout(() => killTree(pid, request.subreaper, 'SIGKILL'), graceMs);
-      }
-    }
-
+  return new Promise<SpawnOutcome>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (pid !== undefined) return; // errors after a successful spawn are pipe noise
+      deadline.dispose();
+      outStream.destroy();
+      errStream.destroy();
       const failure: SpawnFailure =
         error.code === 'ENOENT'
           ? 'not-found'
           : error.code === 'EACCES' || error.code === 'ENOEXEC' || error.code === 'EISDIR'
             ? 'not-executable'
             : 'spawn-failed';
-      settle({
-        started: false,
-        failure,
-        failureMessage: error.message,
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        cancelled: false,
-        durationMs: performance.now() - startedAt,
-        stdout: stdout.snapshot(),
-        stderr: stderr.snapshot(),
-      });
+      resolve(
+        snapshot({
+          started: false,
+          failure,
+          failureMessage: error.message,
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          cancelled: false,
+        }),
+      );
     });
-
-    if (pid !== undefined) request.onStart?.(pid);
-
+    if (pid === undefined) return;
+    request.onStart?.(pid);
     child.once('exit', (code, signal) => {
-      exited = true;
-      exitCode = code;
-      exitSignal = signal;
-      if (openPipes === 0) {
-        finish();
-        return;
-      }
+      // No new stop once the command has exited; a stop already under way is reported as such.
+      const reason = deadline.reason;
+      deadline.dispose();
       // Leftovers may hold the pipes: read what arrives for a bounded window, then stop.
-      drainTimer = setTimeout(finish, drainMs);
-    });
-
-    function finish(): void {
-      if (settled) return;
-      if (pid !== undefined) killTree(pid, request.subreaper, 'SIGKILL');
-      outStream.destroy();
-      errStream.destroy();
-      settle({
-        started: true,
-        pid,
-        exitCode,
-        signal: exitSignal,
-        timedOut,
-        cancelled,
-        durationMs: performance.now() - startedAt,
-        stdout: stdout.snapshot(),
-        stderr: stderr.snapshot(),
+      void drainWithin(pipesClosed, request.drainMs ?? DRAIN_AFTER_EXIT_MS).then(() => {
+        killTree(pid, request.subreaper, 'SIGKILL');
+        outStream.destroy();
+        errStream.destroy();
+        resolve(
+          snapshot({
+            started: true,
+            pid,
+            exitCode: code,
+            signal,
+            timedOut: reason === 'timeout',
+            cancelled: reason === 'cancel',
+          }),
+        );
       });
-    }
-
-    function settle(outcome: SpawnOutcome): void {
-      if (settled) return;
-      settled = true;
-      outStream.destroy();
-      errStream.destroy();
-      clearTimeout(drainTimer);
-      clearTimeout(killTimer);
-      clearTimeout(timeoutTimer);
-      request.signal?.removeEventListener('abort', abortListener);
-      resolve(outcome);
-    }
+    });
   });
-}
-
-function forwardedSignal(reason: unknown): NodeJS.Signals {
-  if (typeof reason === 'object' && reason !== null && 'signal' in reason) {
-    const sig = (reason as { signal: unknown }).signal;
-    if (sig === 'SIGINT' || sig === 'SIGTERM' || sig === 'SIGHUP') return sig;
-  }
-  return 'SIGTERM';
 }
 
 function openRealPipes(): { out: [number, number]; err: [number, number] } | undefined {

@@ -221,7 +221,6 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         ? probeBwrap(env, options.detailed ? 'detailed' : 'fast')
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
-    seccomp: platform === 'linux',
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     realpath: realpathLenient,
     kind: pathKind,

@@ -4,8 +4,8 @@
 // Operation not permitted" means cordon itself already runs inside a sandbox (they cannot nest).
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { isNestedSandboxFailure } from '../backends/seatbelt/violations.ts';
 import { buildSeatbeltPlan, SANDBOX_EXEC_PATH } from '../plan/macos/seatbelt.ts';
-import { isNestedSandboxFailure } from '../plan/macos/seatbelt-violations.ts';
 import type { HostInfo } from './types.ts';
 
 export interface SeatbeltProbe {

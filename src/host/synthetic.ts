@@ -107,7 +107,6 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
             supportsOverlay: true,
           }),
     landlock: platform === 'linux' ? { abi: overrides.landlockAbi ?? 6 } : undefined,
-    seccomp: platform === 'linux',
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],

@@ -43,7 +43,6 @@ export interface HostInfo {
   readonly systemLinks?: readonly { readonly path: string; readonly target: string }[] | undefined;
   readonly bwrap?: BwrapInfo | undefined;
   readonly landlock?: LandlockInfo | undefined;
-  readonly seccomp?: boolean | undefined;
   /**
    * util-linux setpriv, used as `setpriv --pdeathsig KILL -- CMD` so an unconfined (none)
    * command dies with cordon even if cordon is SIGKILLed (Node cannot run code between fork

@@ -32,6 +32,7 @@ export function buildPlan(input: PlanInput): Plan {
       env: { ...env },
       cwd: input.cwd,
       notEnforced: [],
+      parentDeathWrapper: Boolean(host.setpriv),
     };
   }
   if (!policy) throw new CordonError('internal', `backend ${backend} needs a policy`);

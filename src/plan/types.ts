@@ -24,10 +24,20 @@ interface PlanBase {
 
 export interface NonePlan extends PlanBase {
   readonly backend: 'none';
+  /**
+   * The command is wrapped in `setpriv --pdeathsig KILL` so it dies with cordon; setpriv's own
+   * exec failures (126/127 and its message) then mean not-executable / not-found.
+   */
+  readonly parentDeathWrapper: boolean;
 }
 
 export interface BwrapPlan extends PlanBase {
   readonly backend: 'bwrap';
+  /**
+   * bwrap creates a pid namespace and is its init: when it exits the kernel kills every
+   * process left in it, so no orphan can outlive the run and no subreaper is needed.
+   */
+  readonly ownsPidNamespace: boolean;
   /**
    * Mount points that do not exist on the host but must be covered (a missing protected
    * `.cordon`, a missing denied path inside a writable root). bwrap creates them; cordon

@@ -8,7 +8,7 @@ import { isCordonError } from '../../src/errors.ts';
 import { type SyntheticOverrides, syntheticHost } from '../../src/host/synthetic.ts';
 import type { RunOptions } from '../../src/options/types.ts';
 import { FS, NET, SCOPE } from '../../src/plan/linux/landlock.ts';
-import { preparePlan } from '../../src/run.ts';
+import { preparePlan } from '../../src/prepare.ts';
 
 const profileDir = mkdtempSync(join(tmpdir(), 'cordon-golden-ll-'));
 function profile(name: string, yaml: string): string {
@@ -46,7 +46,6 @@ function render(options: RunOptions, overrides: SyntheticOverrides & { arch?: st
   try {
     const prepared = preparePlan(['make', 'test'], options, {
       probe: () => host,
-      subreaper: false,
       platform: 'linux',
       cwdOverride: base.cwd,
     });

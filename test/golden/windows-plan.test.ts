@@ -7,7 +7,7 @@ import { type SyntheticOverrides, syntheticHost } from '../../src/host/synthetic
 import type { PathKind } from '../../src/host/types.ts';
 import type { RunOptions } from '../../src/options/types.ts';
 import type { WindowsPlan } from '../../src/plan/types.ts';
-import { preparePlan } from '../../src/run.ts';
+import { preparePlan } from '../../src/prepare.ts';
 
 const HOME = 'C:/Users/user';
 const CWD = `${HOME}/project`;
@@ -35,7 +35,7 @@ function render(c: Case): string {
     const prepared = preparePlan(
       c.command,
       { env: BASE_ENV, ...c.options },
-      { probe: () => host, subreaper: false, platform: 'win32', cwdOverride: host.cwd },
+      { probe: () => host, platform: 'win32', cwdOverride: host.cwd },
     );
     const plan = prepared.plan as WindowsPlan;
     const { spec } = plan;
@@ -219,7 +219,7 @@ describe('Windows plans (golden)', () => {
     const { plan } = preparePlan(
       ['git', 'status'],
       { env: { Path: 'C:\\Windows' }, network: true },
-      { probe: () => host, subreaper: false, platform: 'win32', cwdOverride: host.cwd },
+      { probe: () => host, platform: 'win32', cwdOverride: host.cwd },
     );
     await expect(`${JSON.stringify(plan, null, 2)}\n`).toMatchFileSnapshot(
       './__snapshots__/windows-plan-full.json',

@@ -1,10 +1,10 @@
-// The `log stream` plumbing of exec/seatbelt-log.ts against a fake `log` (a shell script that
+// The `log stream` plumbing of backends/seatbelt/log.ts against a fake `log` (a shell script that
 // prints the ready banner and ndjson events the way macOS does). The real `log` and real
 // denials are for the darwin lane; this checks readiness, line splitting and stopping.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSeatbeltLog } from '../../src/exec/seatbelt-log.ts';
+import { startSeatbeltLog } from '../../src/backends/seatbelt/log.ts';
 import { makeTempDir } from '../helpers/cli.ts';
 
 function fakeLog(body: string): string {

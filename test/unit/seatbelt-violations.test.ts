@@ -10,7 +10,7 @@ import {
   renderViolation,
   selectViolations,
   suggestFlag,
-} from '../../src/plan/macos/seatbelt-violations.ts';
+} from '../../src/backends/seatbelt/violations.ts';
 import type { SandboxPolicy } from '../../src/policy/types.ts';
 
 const POLICY: SandboxPolicy = {

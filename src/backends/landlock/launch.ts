@@ -14,9 +14,12 @@ import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
+import { spawnPlan } from '../../exec/spawn.ts';
 import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
+import { matchExecFailure } from '../exec-failure.ts';
+import type { LaunchContext, LaunchResult } from '../types.ts';
 
 export type LandlockMode = 'self' | 'helper';
 
@@ -116,4 +119,38 @@ export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMo
     );
   }
   return { executable: plan.executable, args: plan.args, env, cwd: plan.cwd, privateTmp, cleanup };
+}
+
+// cordon's helper prints this and exits 126/127 when it cannot exec the command.
+const LANDLOCK_EXEC_FAILURE = /(?:^|\n)cordon-landlock: execve [^\n]*: (ENOENT|EACCES|ENOEXEC|EISDIR)\n?$/;
+
+export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Promise<LaunchResult> {
+  const launch = await prepareLandlockLaunch(plan, ctx.mode.landlock);
+  let outcome: Awaited<ReturnType<typeof spawnPlan>>;
+  try {
+    outcome = await spawnPlan({
+      executable: launch.executable,
+      args: launch.args,
+      env: launch.env,
+      cwd: plan.cwd,
+      captureBytes: ctx.captureBytes,
+      realPipes: true,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+      subreaper: ctx.mode.subreaper,
+      onStart: ctx.onStart,
+      onProgress: ctx.onProgress,
+      onOutput: ctx.onOutput,
+    });
+  } finally {
+    await launch.cleanup();
+  }
+  return {
+    outcome,
+    execFailure:
+      outcome.started && (outcome.exitCode === 127 || outcome.exitCode === 126)
+        ? matchExecFailure(outcome.stderr, LANDLOCK_EXEC_FAILURE, 'ENOENT')
+        : undefined,
+    annotations: [],
+  };
 }

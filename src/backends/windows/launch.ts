@@ -6,19 +6,23 @@
 //      to the child (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)
 //   4. CreateProcessAsUserW suspended → AssignProcessToJobObject (KILL_ON_JOB_CLOSE, UI limits)
 //      → ResumeThread: no instruction of the command runs outside the job
-//   5. pipes read on worker threads (koffi async ReadFile); timeout and cancel call
-//      TerminateJobObject (the whole tree); after exit, a drain window, then the job is
+//   5. pipes read on worker threads (koffi async ReadFile); the shared deadline (timeout and
+//      cancel, exec/deadline.ts) calls TerminateJobObject (the whole tree, no grace: a job has
+//      no TERM); after exit, the shared bounded drain (exec/drain.ts), then the job is
 //      terminated so leftovers die and the pipes close
 //   6. cleanup: handles, desktop, placeholders still empty, the private temp dir
 // Verified only for plumbing under Wine (docs/windows.md); Wine enforces no token or ACL.
 import { win32 as winPath } from 'node:path';
 import { CordonError } from '../../errors.ts';
 import { StreamCollector } from '../../exec/collector.ts';
+import { startDeadline } from '../../exec/deadline.ts';
+import { drainWithin } from '../../exec/drain.ts';
 import type { SpawnOutcome } from '../../exec/spawn.ts';
 import { allocBytes, freeBytes, loadWin32, type Ptr, type Win32 } from '../../native/win32.ts';
 import { DRAIN_AFTER_EXIT_MS } from '../../options/defaults.ts';
 import type { WindowsPlan } from '../../plan/types.ts';
 import { buildBatchCommandLine } from '../../plan/windows/command-line.ts';
+import type { LaunchContext, LaunchResult } from '../types.ts';
 import type { AceResult } from './acl.ts';
 import { auditWorldWritable } from './audit.ts';
 import { type Cleanup, prepareFiles, refuseNetworkDrives } from './prepare-files.ts';
@@ -35,6 +39,7 @@ export interface WindowsLaunchRequest {
   readonly signal?: AbortSignal | undefined;
   readonly onStart?: ((pid: number) => void) | undefined;
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
+  readonly onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
   readonly drainMs?: number | undefined;
   /** cordon's own environment (SystemRoot for cmd.exe, SSH_* to skip the private desktop). */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
@@ -51,7 +56,12 @@ function wrapSetupError(error: unknown): never {
   );
 }
 
-function readAll(w: Win32, handle: Ptr, collector: StreamCollector, onChunk: () => void): Promise<void> {
+function readAll(
+  w: Win32,
+  handle: Ptr,
+  collector: StreamCollector,
+  onChunk: (chunk: Buffer) => void,
+): Promise<void> {
   const buf = allocBytes(w, READ_CHUNK);
   const count = allocBytes(w, 4);
   return new Promise((resolve) => {
@@ -64,8 +74,9 @@ function readAll(w: Win32, handle: Ptr, collector: StreamCollector, onChunk: () 
           resolve();
           return;
         }
-        collector.push(Buffer.from(buf.view.subarray(0, n)));
-        onChunk();
+        const chunk = Buffer.from(buf.view.subarray(0, n));
+        collector.push(chunk);
+        onChunk(chunk);
         next();
       });
     };
@@ -185,39 +196,37 @@ export async function launchWindowsPlan(
 
   // 5. run
   request.onStart?.(pid);
-  const progress = () => request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
-  const readers = Promise.all([readAll(w, outRead, stdout, progress), readAll(w, errRead, stderr, progress)]);
-  let timedOut = false;
-  let cancelled = false;
-  const terminate = () => w.k32['TerminateJobObject']!(job, TERMINATED_EXIT);
-  const timer =
-    request.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          terminate();
-        }, request.timeoutMs);
-  const onAbort = () => {
-    cancelled = true;
-    terminate();
+  const chunkFrom = (name: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    request.onOutput?.(name, chunk);
+    request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
   };
-  request.signal?.addEventListener('abort', onAbort, { once: true });
-  if (request.signal?.aborted) onAbort(); // aborted while the sandbox was being set up
+  const readers = Promise.all([
+    readAll(w, outRead, stdout, chunkFrom('stdout')),
+    readAll(w, errRead, stderr, chunkFrom('stderr')),
+  ]);
+  const terminate = () => w.k32['TerminateJobObject']!(job, TERMINATED_EXIT);
+  // A job has no TERM to send first: the deadline terminates it outright (grace 0).
+  const deadline = startDeadline({
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    graceMs: 0,
+    kill: (sig) => {
+      if (sig === 'SIGKILL') terminate();
+    },
+  });
   await new Promise<void>((resolve) => {
     w.k32['WaitForSingleObject']!.async(hProcess, INFINITE, () => resolve());
   });
-  clearTimeout(timer);
-  request.signal?.removeEventListener('abort', onAbort);
+  const reason = deadline.reason;
+  deadline.dispose();
+  const timedOut = reason === 'timeout';
+  const cancelled = reason === 'cancel';
   const code = [0];
   w.k32['GetExitCodeProcess']!(hProcess, code);
   const drainMs = request.drainMs ?? DRAIN_AFTER_EXIT_MS;
-  const drained = await Promise.race([
-    readers.then(() => true),
-    new Promise<boolean>((r) => setTimeout(() => r(false), drainMs)),
-  ]);
-  if (!drained) {
+  if (!(await drainWithin(readers, drainMs))) {
     terminate(); // leftovers die; their pipe ends close
-    await Promise.race([readers, new Promise((r) => setTimeout(r, drainMs))]);
+    await drainWithin(readers, drainMs);
   }
   runCleanups();
   return {
@@ -226,9 +235,23 @@ export async function launchWindowsPlan(
     exitCode: timedOut || cancelled ? null : code[0]! >>> 0,
     signal: null,
     timedOut,
-    cancelled: cancelled && !timedOut,
+    cancelled,
     durationMs: performance.now() - startedAt,
     stdout: stdout.snapshot(),
     stderr: stderr.snapshot(),
   };
+}
+
+/** The launcher interface run.ts uses (the restricted token resolves the program itself). */
+export async function launchWindows(plan: WindowsPlan, ctx: LaunchContext): Promise<LaunchResult> {
+  const outcome = await launchWindowsPlan(plan, {
+    captureBytes: ctx.captureBytes,
+    timeoutMs: ctx.timeoutMs,
+    signal: ctx.signal,
+    onStart: ctx.onStart,
+    onProgress: ctx.onProgress,
+    onOutput: ctx.onOutput,
+    hostEnv: ctx.hostEnv,
+  });
+  return { outcome, annotations: [] };
 }

@@ -196,6 +196,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     env,
     cwd: policy.cwd,
     notEnforced,
+    ownsPidNamespace: args.includes('--unshare-pid'),
     placeholders,
     dataFds,
     seccompProgram,

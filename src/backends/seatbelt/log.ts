@@ -4,12 +4,7 @@
 // Best effort: when `log` is missing or does not become ready in time, there is no monitor
 // and the run goes on without denial reports. Not yet exercised on a Mac.
 import { spawn } from 'node:child_process';
-import {
-  buildLogStreamArgs,
-  LOG_PATH,
-  parseLogStreamLine,
-  type SeatbeltViolation,
-} from '../plan/macos/seatbelt-violations.ts';
+import { buildLogStreamArgs, LOG_PATH, parseLogStreamLine, type SeatbeltViolation } from './violations.ts';
 
 const READY_TIMEOUT_MS = 2000;
 /** Denials reach the log stream shortly after they happen. */

@@ -3,12 +3,13 @@
 // text, which for cordon's rules is SEATBELT_LOG_TAG; `log stream --style ndjson` with the
 // predicate below delivers only those, one JSON object per line. This module (pure) builds that
 // command, parses its lines, de-duplicates them (optionally keeping only given pids), and turns
-// each into an annotation naming the flag that would allow it. exec/seatbelt-log.ts runs
-// `log stream`; adding its findings to a run's result is not wired yet (docs/seatbelt.md).
+// each into an annotation naming the flag that would allow it. log.ts runs `log stream` during
+// a run (with --verbose, --json, or the library's reportDenials); launch.ts adds the findings.
+
+import { SEATBELT_LOG_TAG } from '../../plan/macos/seatbelt-base.ts';
 import { resolveAccess } from '../../policy/access.ts';
 import type { SandboxPolicy } from '../../policy/types.ts';
 import type { Annotation } from '../../result/types.ts';
-import { SEATBELT_LOG_TAG } from './seatbelt-base.ts';
 
 /** Absolute, for the same reason as sandbox-exec: never a PATH lookup. */
 export const LOG_PATH = '/usr/bin/log';

@@ -1,0 +1,45 @@
+// The bubblewrap launcher: passes the plan's data descriptors (empty files for masked paths,
+// then the seccomp program) as fds 3, 4, ..., spawns bwrap, and removes the mount points bwrap
+// had to create for missing covered paths.
+import { spawnPlan } from '../../exec/spawn.ts';
+import type { BwrapPlan } from '../../plan/types.ts';
+import { matchExecFailure } from '../exec-failure.ts';
+import type { LaunchContext, LaunchResult } from '../types.ts';
+import { openBwrapDataFds } from './data-fds.ts';
+import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
+
+// bwrap prints this and exits 1 when it cannot exec the command.
+const BWRAP_EXEC_FAILURE =
+  /(?:^|\n)bwrap: execvp [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
+
+export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<LaunchResult> {
+  const created = missingPlaceholders(plan);
+  let outcome: Awaited<ReturnType<typeof spawnPlan>>;
+  try {
+    outcome = await spawnPlan({
+      executable: plan.executable,
+      args: plan.args,
+      env: plan.env,
+      cwd: plan.cwd,
+      captureBytes: ctx.captureBytes,
+      extraFds: openBwrapDataFds(plan),
+      realPipes: true,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+      subreaper: ctx.mode.subreaper,
+      onStart: ctx.onStart,
+      onProgress: ctx.onProgress,
+      onOutput: ctx.onOutput,
+    });
+  } finally {
+    removePlaceholders(created);
+  }
+  return {
+    outcome,
+    execFailure:
+      outcome.started && outcome.exitCode === 1
+        ? matchExecFailure(outcome.stderr, BWRAP_EXEC_FAILURE, 'No such file or directory')
+        : undefined,
+    annotations: [],
+  };
+}

@@ -1,0 +1,50 @@
+// The Seatbelt launcher: makes the per-run private temp dir, starts the denial log when asked,
+// spawns /usr/bin/sandbox-exec, and turns what the log saw (and a nested-sandbox refusal) into
+// annotations.
+import { spawnPlan } from '../../exec/spawn.ts';
+import type { SeatbeltPlan } from '../../plan/types.ts';
+import type { Annotation } from '../../result/types.ts';
+import type { LaunchContext, LaunchResult } from '../types.ts';
+import { startSeatbeltLog } from './log.ts';
+import { prepareSeatbeltTmp } from './tmp.ts';
+import {
+  isNestedSandboxFailure,
+  NESTED_SANDBOX_MESSAGE,
+  renderViolation,
+  type SeatbeltViolation,
+  selectViolations,
+} from './violations.ts';
+
+export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext): Promise<LaunchResult> {
+  const tmp = prepareSeatbeltTmp(original);
+  const { plan } = tmp;
+  const denialLog = ctx.reportDenials ? await startSeatbeltLog() : undefined;
+  let denials: SeatbeltViolation[] = [];
+  let outcome: Awaited<ReturnType<typeof spawnPlan>>;
+  try {
+    outcome = await spawnPlan({
+      executable: plan.executable,
+      args: plan.args,
+      env: plan.env,
+      cwd: plan.cwd,
+      captureBytes: ctx.captureBytes,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+      subreaper: ctx.mode.subreaper,
+      onStart: ctx.onStart,
+      onProgress: ctx.onProgress,
+      onOutput: ctx.onOutput,
+    });
+  } finally {
+    if (denialLog) denials = await denialLog.stop();
+    tmp.cleanup();
+  }
+  const annotations: Annotation[] = [];
+  if (outcome.started && outcome.exitCode !== 0) {
+    const head = outcome.stderr.head.subarray(0, 512).toString('utf8');
+    if (isNestedSandboxFailure(head)) annotations.push({ kind: 'warning', message: NESTED_SANDBOX_MESSAGE });
+  }
+  const policy = ctx.policy;
+  if (policy) for (const v of selectViolations(denials)) annotations.push(renderViolation(v, policy));
+  return { outcome, annotations };
+}

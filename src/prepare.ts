@@ -1,0 +1,169 @@
+// Planning: options → policy → plan, the pipeline stopped before anything runs. `cordon
+// explain`, the library's explain() and every run start here. Machine facts come through
+// PrepareSeams (the real probe, or a synthetic host in tests and explain --platform); this
+// module is internal: the library's run() and explain() take no seams.
+import { statSync } from 'node:fs';
+import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
+import { prepareSandboxCache } from './cache/prepare.ts';
+import { CordonError } from './errors.ts';
+import { probeHost, realpathLenient } from './host/probe.ts';
+import type { HostInfo } from './host/types.ts';
+import { CLEAR_ENV_KEEP } from './options/defaults.ts';
+import type { RunOptions } from './options/types.ts';
+import { buildPlan } from './plan/build.ts';
+import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
+import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
+import type { Plan } from './plan/types.ts';
+import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
+import { resolvePolicy } from './policy/resolve.ts';
+import type { Platform, SandboxPolicy } from './policy/types.ts';
+import { DEFAULT_PROFILE, loadProfile } from './profile/load.ts';
+
+/** What planning reads from the machine; tests and `explain --platform` swap in synthetic hosts. */
+export interface PrepareSeams {
+  readonly probe: (needs: { bwrap: boolean; landlock: boolean }) => HostInfo;
+  /** Plan for another OS (explain --platform): no real cwd check, the synthetic host's cwd. */
+  readonly platform?: Platform | undefined;
+  readonly cwdOverride?: string | undefined;
+  /**
+   * Creates and checks the sandbox cache on the real file system (prepareSandboxCache);
+   * returns why it is unavailable, if it is. Absent (synthetic hosts: explain --platform,
+   * golden tests): no sandbox cache is planned, so nothing is created.
+   */
+  readonly prepareCache?: ((layout: CacheLayout, uid: number) => string | undefined) | undefined;
+}
+
+export const REAL_SEAMS: PrepareSeams = {
+  probe: (needs) => probeHost(needs),
+  prepareCache: prepareSandboxCache,
+};
+
+export interface PreparedRun {
+  readonly command: readonly string[];
+  readonly cwd: string;
+  readonly host: HostInfo;
+  readonly policy: SandboxPolicy | undefined;
+  readonly choice: BackendChoice;
+  readonly env: ResolvedEnv;
+  readonly plan: Plan;
+  /** The sandbox cache this run uses (profile `cache:`), undefined when off or unsandboxed. */
+  readonly cache?: CacheLayout | undefined;
+  /** Why the profile's sandbox cache could not be set up (the run goes on without it). */
+  readonly cacheWarning?: string | undefined;
+}
+
+export function resolveCwd(cwd: string | undefined): string {
+  const raw = cwd ?? process.cwd();
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(raw);
+  } catch {
+    throw new CordonError(
+      'bad-cwd',
+      `working directory does not exist: '${raw}' — pass an existing directory to --cwd`,
+    );
+  }
+  if (!st.isDirectory())
+    throw new CordonError(
+      'bad-cwd',
+      `working directory is not a directory: '${raw}' — pass a directory to --cwd`,
+    );
+  return realpathLenient(raw);
+}
+
+export function preparePlan(
+  command: readonly string[],
+  options: RunOptions = {},
+  deps: PrepareSeams = REAL_SEAMS,
+): PreparedRun {
+  if (command.length === 0 || command[0] === '') {
+    throw new CordonError('missing-command', 'no command given — put it after --, e.g. cordon -- npm test');
+  }
+  const platform = deps.platform ?? (process.platform as Platform);
+  const cwd = deps.cwdOverride !== undefined ? (options.cwd ?? deps.cwdOverride) : resolveCwd(options.cwd);
+  const request = options.backend ?? 'auto';
+  // Landlock is probed (koffi, ~20 ms) only when it could be chosen: asked for by name, or
+  // auto on a host where bubblewrap cannot run.
+  const probed = deps.probe({
+    bwrap: platform === 'linux' && (request === 'auto' || request === 'bwrap'),
+    landlock: platform === 'linux' && request === 'landlock',
+  });
+  const host =
+    platform === 'linux' && request === 'auto' && !probed.bwrap?.usable && probed.landlock === undefined
+      ? { ...probed, landlock: deps.probe({ bwrap: false, landlock: true }).landlock }
+      : probed;
+  let policy: SandboxPolicy | undefined;
+  let envRequest = { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [] as string[] };
+  let cache: CacheLayout | undefined;
+  let cacheWarning: string | undefined;
+  if (request !== 'none') {
+    const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
+    const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
+    cache = planCache(profile.cache, host, cwd, options.env ?? process.env);
+    if (cache && !deps.prepareCache) {
+      cacheWarning = `not set up: ${cache.mode} (a synthetic host has no directories to create)`;
+      cache = undefined;
+    }
+    const unavailable = cache ? deps.prepareCache?.(cache, host.uid) : undefined;
+    if (cache && unavailable !== undefined) {
+      cacheWarning = `unavailable (${unavailable}) — tools that write caches under your home will fail; set XDG_CACHE_HOME to a directory of your own, or cache: off in the profile`;
+      cache = undefined;
+    }
+    policy = resolvePolicy(
+      profile,
+      { read: options.read ?? [], write: options.write ?? [], deny: options.deny ?? [], network },
+      host,
+      cwd,
+      cache ? cacheRules(cache) : [],
+    );
+    envRequest = {
+      keep: [...profile.env.keep, ...envRequest.keep],
+      set: { ...profile.env.set, ...envRequest.set },
+      drop: profile.env.drop.filter((n) => !envRequest.keep.includes(n)),
+    };
+  } else if (
+    options.profile !== undefined ||
+    options.read?.length ||
+    options.write?.length ||
+    options.deny?.length
+  ) {
+    throw new CordonError(
+      'bad-flag',
+      '--backend none runs without a sandbox, so --profile, --read, --write and --deny would not be enforced — drop them or choose a sandbox backend',
+    );
+  }
+  const bestEffort = options.bestEffort ?? false;
+  let envResolved = resolveEnv(
+    options.env ?? process.env,
+    { ...envRequest, clear: options.clearEnv ?? false },
+    CLEAR_ENV_KEEP,
+    platform === 'win32',
+  );
+  // Tools pointed at the sandbox cache; an explicitly set variable wins.
+  if (cache) envResolved = { ...envResolved, env: applyCacheEnv(envResolved.env, cache, envRequest.set) };
+  const verdicts = judgeBackends(host, policy, (backend, p, h) =>
+    backend === 'landlock' && !bestEffort ? checkLandlockFit(p, h) : undefined,
+  ).map((v) => {
+    // Under --best-effort say what Landlock will leave out instead of "can enforce".
+    const partial =
+      v.backend === 'landlock' && v.usable && bestEffort && policy
+        ? describeLandlockBestEffort(policy, host)
+        : undefined;
+    if (partial) return { ...v, reason: partial };
+    // bwrap is only probed when it could be chosen; don't report "not installed" otherwise.
+    if (v.backend === 'bwrap' && !v.usable && !host.bwrap && request !== 'auto' && request !== 'bwrap')
+      return { ...v, reason: `not probed (--backend ${request})` };
+    return v;
+  });
+  const choice = chooseBackend(request, verdicts, host);
+  const plan = buildPlan({
+    backend: choice.backend,
+    policy,
+    command,
+    env: envResolved.env,
+    cwd,
+    host,
+    bestEffort: options.bestEffort ?? false,
+  });
+  return { command, cwd, host, policy, choice, env: envResolved, plan, cache, cacheWarning };
+}
