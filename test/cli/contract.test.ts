@@ -1,0 +1,96 @@
+// The CLI contract in-process: the program definition (runCli) is imported, not spawned, and
+// each case asserts the exit status, the error code and the message together, in text mode and
+// with --json. Nothing here starts a command: every case fails before the launch. The smaller
+// real-binary battery is test/cli/cli.test.ts.
+import { describe, expect, it } from 'vitest';
+import { FLAG_TABLE } from '../../src/cli/flag-table.ts';
+import { runCli } from '../../src/cli/main.ts';
+import { parseArgv } from '../../src/cli/program.ts';
+
+async function inProcess(argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, (fd, text) => (fd === 1 ? out : err).push(text));
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+const CASES: [string[], string, RegExp][] = [
+  [
+    ['--timeout', '5 parsecs', '--', 'true'],
+    'bad-duration',
+    /invalid duration for --timeout: '5 parsecs' — use a number with a unit/,
+  ],
+  [['--max-output', 'lots', '--', 'true'], 'bad-size', /invalid size for --max-output: 'lots'/],
+  [['--bogus', '--', 'true'], 'bad-flag', /unknown option '--bogus'.*— see cordon --help/],
+  [
+    ['--backend', 'docker', '--', 'true'],
+    'unknown-backend',
+    /unknown backend for --backend: 'docker' — use auto, none, bwrap/,
+  ],
+  [['--env', '1BAD=x', '--', 'true'], 'bad-env', /invalid name for --env: '1BAD'/],
+  [
+    ['--cwd', '/no/such/dir', '--', 'true'],
+    'bad-cwd',
+    /working directory does not exist: '\/no\/such\/dir' — pass an existing directory to --cwd/,
+  ],
+  [['--quiet', '--verbose', '--', 'true'], 'bad-flag', /choose one of --quiet and --verbose/],
+  [[], 'missing-command', /no command given — put it after --/],
+  [['--backend', 'none', '--write', '.', '--', 'true'], 'bad-flag', /--backend none runs without a sandbox/],
+  [['doctor', 'extra'], 'bad-flag', /cordon doctor takes no command \(got 'extra'\)/],
+  [['cache', 'purge'], 'bad-flag', /unknown cache action 'purge'/],
+  [['explain', '--platform', 'beos', '--', 'true'], 'bad-flag', /--platform.*beos/],
+];
+
+describe('CLI contract (in-process): exit status, error code and message together', () => {
+  it.each(CASES)('%j → 125 %s', async (args, code, message) => {
+    const text = await inProcess(args);
+    expect(text.code).toBe(125);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toMatch(/^cordon: [^\n]+\n$/);
+    expect(text.stderr).toMatch(message);
+
+    // A subcommand's --json goes after its word.
+    const sub = ['doctor', 'cache', 'explain'].includes(args[0] ?? '');
+    const json = await inProcess(sub ? [args[0]!, '--json', ...args.slice(1)] : ['--json', ...args]);
+    expect(json.code).toBe(125);
+    expect(json.stderr).toBe('');
+    const doc = JSON.parse(json.stdout);
+    expect(doc).toEqual({ version: 1, error: { code, message: expect.stringMatching(message) } });
+  });
+
+  it('subcommand errors carry their code with --json after the word', async () => {
+    const r = await inProcess(['doctor', '--json', 'extra']);
+    expect(r.code).toBe(125);
+    expect(JSON.parse(r.stdout)).toEqual({
+      version: 1,
+      error: {
+        code: 'bad-flag',
+        message: expect.stringContaining("cordon doctor takes no command (got 'extra')"),
+      },
+    });
+  });
+
+  it('--version and --help exit 0 and print to stdout', async () => {
+    const v = await inProcess(['--version']);
+    expect([v.code, v.stderr]).toEqual([0, '']);
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    const h = await inProcess(['--help']);
+    expect(h.code).toBe(0);
+    for (const spec of Object.values(FLAG_TABLE)) expect(h.stdout).toContain(spec.spelling.split(' <')[0]);
+    expect(h.stdout).toContain('--no-net');
+  });
+
+  it('words after -- are the command, even when they look like flags or subcommands', () => {
+    const p = parseArgv(['--timeout', '1s', '--', 'explain', '--json'], '0');
+    expect(p.kind).toBe('run');
+    expect(p.command).toEqual(['explain', '--json']);
+    expect(p.flags.json).toBeUndefined();
+    expect(p.flags.timeout).toBe('1s');
+  });
+
+  it('repeatable flags collect, --no-net negates', () => {
+    const p = parseArgv(['--read', 'a', '--read', 'b', '--no-net', '--', 'true'], '0');
+    expect(p.flags.read).toEqual(['a', 'b']);
+    expect(p.flags.net).toBe(false);
+  });
+});
