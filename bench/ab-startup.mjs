@@ -56,9 +56,13 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const base = median(totals.get('node -e 0'));
-console.log(`A = ${positionals[0]}\nB = ${positionals[1]}\n${rounds} rounds × ${per} runs, CPU ms per run (median of rounds)`);
+console.log(
+  `A = ${positionals[0]}\nB = ${positionals[1]}\n${rounds} rounds × ${per} runs, CPU ms per run (median of rounds)`,
+);
 for (const [key, list] of totals)
-  console.log(`${key.padEnd(32)} ${(median(list) * 1000).toFixed(1).padStart(7)} ms  ${(median(list) / base).toFixed(2)}× node -e 0`);
+  console.log(
+    `${key.padEnd(32)} ${(median(list) * 1000).toFixed(1).padStart(7)} ms  ${(median(list) / base).toFixed(2)}× node -e 0`,
+  );
 for (const [name] of cases.slice(1)) {
   const a = median(totals.get(`${name} A`));
   const b = median(totals.get(`${name} B`));

@@ -44,6 +44,11 @@ export interface SpawnRequest {
   /** Bounded wait after exit for pipes held open by leftovers. */
   readonly drainMs?: number | undefined;
   readonly killGraceMs?: number | undefined;
+  /**
+   * Delivers the first (graceful) signal of a stop; returns false when it reached nothing, and
+   * the tree kill is used instead. bwrap needs this: TERM to bwrap ends its pid namespace at once.
+   */
+  readonly signalGracefully?: ((pid: number, signal: NodeJS.Signals) => boolean) | undefined;
 }
 
 export type SpawnFailure = 'not-found' | 'not-executable' | 'spawn-failed';
@@ -115,7 +120,9 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
     signal: request.signal,
     graceMs: request.killGraceMs ?? KILL_GRACE_MS,
     kill: (sig) => {
-      if (pid !== undefined) killTree(pid, request.subreaper, sig);
+      if (pid === undefined) return;
+      if (sig !== 'SIGKILL' && request.signalGracefully?.(pid, sig)) return;
+      killTree(pid, request.subreaper, sig);
     },
   });
 

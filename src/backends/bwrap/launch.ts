@@ -7,6 +7,7 @@ import { matchExecFailure } from '../exec-failure.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
+import { signalInsideNamespace } from './signal.ts';
 
 // bwrap prints this and exits 1 when it cannot exec the command.
 const BWRAP_EXEC_FAILURE =
@@ -30,6 +31,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       onStart: ctx.onStart,
       onProgress: ctx.onProgress,
       onOutput: ctx.onOutput,
+      signalGracefully: plan.ownsPidNamespace ? signalInsideNamespace : undefined,
     });
   } finally {
     removePlaceholders(created);
