@@ -9,6 +9,7 @@ export type CordonErrorCode =
   | 'bad-size'
   | 'bad-env'
   | 'bad-cwd'
+  | 'unusable-cwd'
   | 'bad-path'
   | 'missing-command'
   | 'bad-command'

@@ -14,6 +14,7 @@ import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
+import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
@@ -116,6 +117,7 @@ export function preparePlan(
       cwd,
       cache ? cacheRules(cache) : [],
     );
+    checkCwdUsable(policy);
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],
       set: { ...profile.env.set, ...envRequest.set },

@@ -2,6 +2,9 @@
 // each case asserts the exit status, the error code and the message together, in text mode and
 // with --json. Nothing here starts a command: every case fails before the launch. The smaller
 // real-binary battery is test/cli/cli.test.ts.
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE } from '../../src/cli/flag-table.ts';
 import { runCli } from '../../src/cli/main.ts';
@@ -68,6 +71,32 @@ describe('CLI contract (in-process): exit status, error code and message togethe
         message: expect.stringContaining("cordon doctor takes no command (got 'extra')"),
       },
     });
+  });
+
+  it('a policy under which the working directory is unreadable is refused before anything runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-contract-'));
+    const profile = join(dir, 'no-cwd.yaml');
+    writeFileSync(profile, 'filesystem:\n  - { path: "{system}", access: read }\n');
+    const r = await inProcess([
+      '--json',
+      '--profile',
+      profile,
+      '--cwd',
+      dir,
+      '--',
+      'touch',
+      join(dir, 'ran'),
+    ]);
+    expect(r.code).toBe(125);
+    expect(JSON.parse(r.stdout)).toEqual({
+      version: 1,
+      error: {
+        code: 'unusable-cwd',
+        message: `the working directory '${realpathSync(dir)}' is not readable under this policy: no rule grants it — add --read ${realpathSync(dir)} (or --write), or run from a directory the profile grants`,
+      },
+    });
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('--version and --help exit 0 and print to stdout', async () => {
