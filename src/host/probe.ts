@@ -11,7 +11,7 @@ import {
   realpathSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { pathKind } from './path-kind.ts';
@@ -199,6 +199,24 @@ function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string
   return [...new Set(dirs)];
 }
 
+/**
+ * A regular file that only root can change: it and every directory above it are owned by root
+ * and not writable by group or others (never a program a sandboxed command could have planted).
+ */
+export function isRootOwnedFile(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0) return false;
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const d = lstatSync(dir);
+      if (!d.isDirectory() || d.uid !== 0 || (d.mode & 0o022) !== 0) return false;
+      if (dir === '/') return true;
+    }
+  } catch {
+    return false;
+  }
+}
+
 export function probeHost(options: ProbeOptions = {}): HostInfo {
   const env = options.env ?? process.env;
   const platform = process.platform as Platform;
@@ -222,6 +240,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
+    statusReporter: platform === 'linux' && isRootOwnedFile('/usr/bin/perl') ? '/usr/bin/perl' : undefined,
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,

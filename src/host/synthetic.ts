@@ -23,6 +23,8 @@ export interface SyntheticOverrides {
   readonly texts?: Readonly<Record<string, string>>;
   readonly bwrap?: HostInfo['bwrap'] | null;
   readonly landlockAbi?: number;
+  /** A root-owned perl for bwrap's status reporter; none by default. */
+  readonly statusReporter?: string;
 }
 
 const DARWIN_ALIASES: [string, string][] = [
@@ -107,6 +109,7 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
             supportsOverlay: true,
           }),
     landlock: platform === 'linux' ? { abi: overrides.landlockAbi ?? 6 } : undefined,
+    statusReporter: platform === 'linux' ? overrides.statusReporter : undefined,
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],

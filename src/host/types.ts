@@ -49,6 +49,12 @@ export interface HostInfo {
    * and exec). Undefined where it is missing.
    */
   readonly setpriv?: string | undefined;
+  /**
+   * A root-owned perl (perl-base) that runs as the command's parent inside bubblewrap and
+   * reports exit vs signal exactly (plan/linux/status-reporter.ts). Undefined where missing
+   * or not root-owned all the way up.
+   */
+  readonly statusReporter?: string | undefined;
   /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */
   realpath(path: string): string;
   /** lstat kind: a symlink is reported as 'symlink', never followed. */

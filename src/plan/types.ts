@@ -39,6 +39,12 @@ export interface BwrapPlan extends PlanBase {
    */
   readonly ownsPidNamespace: boolean;
   /**
+   * The descriptor (inside the sandbox) of the status reporter's pipe, which the launcher
+   * passes after the data and seccomp descriptors; undefined when the command runs without
+   * the reporter (its exit 128+N is then ambiguous).
+   */
+  readonly statusFd?: number | undefined;
+  /**
    * Mount points that do not exist on the host but must be covered (a missing protected
    * `.cordon`, a missing denied path inside a writable root). bwrap creates them; cordon
    * removes them after the run if they are still empty.

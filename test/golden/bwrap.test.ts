@@ -54,6 +54,7 @@ function render(p: ReturnType<typeof plan>): string {
     `env: ${JSON.stringify(p.env)}`,
     `placeholders: ${JSON.stringify(p.placeholders)}`,
     `notEnforced: ${JSON.stringify(p.notEnforced)}`,
+    `statusFd: ${p.statusFd ?? 'none'}`,
     `seccompProgram: ${p.seccompProgram === undefined ? 'none' : `${Buffer.from(p.seccompProgram, 'base64').length / 8} instructions (see test/unit/seccomp-bpf.test.ts)`}`,
   );
   return `${lines.join('\n')}\n`;
@@ -118,6 +119,8 @@ const cases: [string, () => ReturnType<typeof plan>][] = [
       ),
   ],
   ['missing-write-root-skipped', () => plan('strict', { write: ['/does/not/exist'] })],
+  ['status-reporter', () => plan('workspace', {}, { statusReporter: '/usr/bin/perl' })],
+  ['status-reporter-unreadable', () => plan('strict', { deny: ['/usr/bin/perl'] }, { statusReporter: '/usr/bin/perl' })],
   [
     'no-disable-userns-on-old-bwrap',
     () =>

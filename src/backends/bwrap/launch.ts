@@ -8,13 +8,18 @@ import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
 import { signalInsideNamespace } from './signal.ts';
+import { applyStatusReport, openStatusChannel } from './status.ts';
 
-// bwrap prints this and exits 1 when it cannot exec the command.
+// bwrap prints this and exits 1 when it cannot exec the command (no status reporter).
 const BWRAP_EXEC_FAILURE =
   /(?:^|\n)bwrap: execvp [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
+// The status reporter prints this and exits 127 or 126.
+const REPORTER_EXEC_FAILURE =
+  /(?:^|\n)cordon: cannot execute [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
 
 export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<LaunchResult> {
   const created = missingPlaceholders(plan);
+  const status = plan.statusFd === undefined ? undefined : openStatusChannel();
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
     outcome = await spawnPlan({
@@ -23,7 +28,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       env: plan.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
-      extraFds: openBwrapDataFds(plan),
+      extraFds: [...openBwrapDataFds(plan), ...(status ? [status.writeFd] : [])],
       realPipes: true,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
@@ -36,12 +41,14 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   } finally {
     removePlaceholders(created);
   }
-  return {
-    outcome,
-    execFailure:
-      outcome.started && outcome.exitCode === 1
-        ? matchExecFailure(outcome.stderr, BWRAP_EXEC_FAILURE, 'No such file or directory')
-        : undefined,
-    annotations: [],
-  };
+  const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
+  const { exitCode } = reported.outcome;
+  const execFailure = !reported.outcome.started
+    ? undefined
+    : exitCode === 1
+      ? matchExecFailure(outcome.stderr, BWRAP_EXEC_FAILURE, 'No such file or directory')
+      : status && (exitCode === 126 || exitCode === 127)
+        ? matchExecFailure(outcome.stderr, REPORTER_EXEC_FAILURE, 'No such file or directory')
+        : undefined;
+  return { outcome: reported.outcome, execFailure, annotations: reported.annotations };
 }

@@ -22,13 +22,15 @@
 //      protected or denied paths inside a writable root: they are covered by an empty 0000 file
 //      so they cannot be created, and the empty mount point bwrap leaves is a placeholder that cordon
 //      removes after the run.
-//   4. Namespaces and hardening flags, then `--chdir CWD -- COMMAND...`.
+//   4. Namespaces and hardening flags, then `--chdir CWD -- [REPORTER] COMMAND...`.
+//   5. The status reporter (status-reporter.ts) when the host has one.
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
-import { findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
+import { canRead, findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
 import { buildSeccompProgram, isSeccompArch } from './seccomp-bpf.ts';
+import { statusReporterArgs } from './status-reporter.ts';
 
 /** Data descriptors for masks start after stdin, stdout and stderr. */
 const FIRST_DATA_FD = 3;
@@ -186,7 +188,16 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
       );
     }
   }
-  args.push('--chdir', policy.cwd, '--', ...command);
+  // 5. The status reporter (status-reporter.ts) as the command's parent, when the host has
+  // one the sandbox can read; its pipe is the descriptor after the data and seccomp ones.
+  const reporter = host.statusReporter;
+  const statusFd =
+    reporter !== undefined && canRead(policy.rules, reporter)
+      ? FIRST_DATA_FD + dataFds + (seccompProgram === undefined ? 0 : 1)
+      : undefined;
+  args.push('--chdir', policy.cwd, '--');
+  if (reporter !== undefined && statusFd !== undefined) args.push(...statusReporterArgs(reporter, statusFd));
+  args.push(...command);
 
   const env = policy.privateTmp ? { ...input.env, TMPDIR: '/tmp' } : { ...input.env };
   return {
@@ -197,6 +208,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     cwd: policy.cwd,
     notEnforced,
     ownsPidNamespace: args.includes('--unshare-pid'),
+    statusFd,
     placeholders,
     dataFds,
     seccompProgram,

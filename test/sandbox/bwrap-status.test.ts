@@ -1,0 +1,68 @@
+// Exact status under bubblewrap, as root and as uid 65534: a signal death is `signaled` with
+// the signal's name and an exit of 137 is an exit, as with --backend none; the reporter's
+// pipe is not among the command's descriptors (it cannot forge the line).
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import { type Fixture, makeFixture } from '../helpers/sandbox.ts';
+
+const bwrapWorks =
+  isLinux && spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true']).status === 0;
+const users: [string, number | undefined][] = [
+  ['root', undefined],
+  ['uid 65534', 65534],
+];
+
+describe.runIf(bwrapWorks && isRoot).each(users)('exact status under bwrap as %s', (_label, uid) => {
+  let fx: Fixture;
+  beforeAll(() => {
+    fx = makeFixture(uid);
+  });
+  afterAll(() => rmSync(fx.base, { recursive: true, force: true }));
+  const json = async (script: string, backend = 'bwrap') => {
+    const r = await runCli(['--json', '--backend', backend, '--', 'sh', '-c', script], {
+      cwd: fx.ws,
+      env: { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
+      asUid: uid,
+    });
+    const doc = JSON.parse(r.stdout);
+    return {
+      code: r.code,
+      status: doc.status,
+      exitCode: doc.exitCode,
+      signal: doc.signal,
+      notes: doc.annotations,
+    };
+  };
+
+  it('kill -9 $$ is signaled SIGKILL, exit 137 is an exit — the same as unsandboxed', async () => {
+    for (const backend of ['bwrap', 'none']) {
+      expect(await json('kill -9 $$', backend)).toEqual({
+        code: 137,
+        status: 'signaled',
+        exitCode: null,
+        signal: 'SIGKILL',
+        notes: [],
+      });
+      expect(await json('exit 137', backend)).toEqual({
+        code: 137,
+        status: 'exited',
+        exitCode: 137,
+        signal: null,
+        notes: [],
+      });
+    }
+    expect((await json('kill -TERM $$')).signal).toBe('SIGTERM');
+    expect((await json('exit 0')).status).toBe('exited');
+  });
+
+  it("the command holds no descriptor of the reporter's pipe", async () => {
+    const r = await runCli(['-q', '--', 'sh', '-c', 'ls /proc/$$/fd | sort -n | tr "\\n" " "'], {
+      cwd: fx.ws,
+      env: { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
+      asUid: uid,
+    });
+    expect(r.stdout).toBe('0 1 2 ');
+  });
+});
