@@ -13,6 +13,7 @@ export type CordonErrorCode =
   | 'bad-path'
   | 'missing-command'
   | 'bad-command'
+  | 'bad-option'
   | 'bad-profile'
   | 'profile-not-found'
   | 'unknown-backend'

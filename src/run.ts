@@ -8,6 +8,7 @@ import { toExitStatus } from './exec/exit-status.ts';
 import { listInheritableFds } from './exec/procfs.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './options/defaults.ts';
 import type { RunOptions } from './options/types.ts';
+import { validateCommand, validateRunOptions } from './options/validate.ts';
 import type { Plan } from './plan/types.ts';
 import { type PreparedRun, preparePlan } from './prepare.ts';
 import { buildResult } from './result/build.ts';
@@ -79,10 +80,12 @@ export async function executePlan(
 
 /** Runs `command` (an argv array, never a shell string) under the sandbox the options ask for. */
 export async function run(command: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  return executePlan(preparePlan(command, options), options, LIBRARY_MODE);
+  const argv = validateCommand(command);
+  const checked = validateRunOptions(options);
+  return executePlan(preparePlan(argv, checked), checked, LIBRARY_MODE);
 }
 
 /** The plan `run` would execute, with the resolved policy and the backend choice; runs nothing. */
 export function explain(command: readonly string[], options: RunOptions = {}): PreparedRun {
-  return preparePlan(command, options);
+  return preparePlan(validateCommand(command), validateRunOptions(options));
 }

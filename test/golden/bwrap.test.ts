@@ -120,7 +120,10 @@ const cases: [string, () => ReturnType<typeof plan>][] = [
   ],
   ['missing-write-root-skipped', () => plan('strict', { write: ['/does/not/exist'] })],
   ['status-reporter', () => plan('workspace', {}, { statusReporter: '/usr/bin/perl' })],
-  ['status-reporter-unreadable', () => plan('strict', { deny: ['/usr/bin/perl'] }, { statusReporter: '/usr/bin/perl' })],
+  [
+    'status-reporter-unreadable',
+    () => plan('strict', { deny: ['/usr/bin/perl'] }, { statusReporter: '/usr/bin/perl' }),
+  ],
   [
     'no-disable-userns-on-old-bwrap',
     () =>
