@@ -59,6 +59,8 @@ export async function executePlan(
   const launched = await launch(plan, {
     captureBytes: budget,
     timeoutMs: options.timeoutMs,
+    timeoutSignal: options.timeoutSignal,
+    killAfterMs: options.killAfterMs,
     signal: options.signal,
     mode,
     policy: prepared.policy,

@@ -24,6 +24,9 @@ export interface LaunchContext {
   /** Per-stream head and tail capacity; 0 = unlimited. */
   readonly captureBytes: number;
   readonly timeoutMs?: number | undefined;
+  /** The first signal of a timeout; then KILL after killAfterMs. */
+  readonly timeoutSignal?: NodeJS.Signals | undefined;
+  readonly killAfterMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly mode: LaunchMode;
   /** The resolved policy (undefined for --backend none), for backends that explain denials. */

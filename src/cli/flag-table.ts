@@ -20,7 +20,19 @@ export interface FlagSpec {
 export const FLAG_TABLE = {
   timeout: {
     spelling: '-t, --timeout <duration>',
-    help: 'kill the command after this long (500ms, 30s, 10m, 1h); exit 124',
+    help: 'stop the command after this long (90 = seconds, 500ms, 30s, 10m, 1h, 2d; 0 = none); exit 124',
+    kind: 'value',
+    scope: 'run',
+  },
+  killAfter: {
+    spelling: '-k, --kill-after <duration>',
+    help: 'after the first signal of a timeout or Ctrl-C, send KILL this long later (default 2s)',
+    kind: 'value',
+    scope: 'run',
+  },
+  signal: {
+    spelling: '-s, --signal <signal>',
+    help: 'the first signal a timeout sends: TERM (default), INT, HUP, QUIT, USR1, USR2, ALRM, KILL',
     kind: 'value',
     scope: 'run',
   },
@@ -124,6 +136,8 @@ export const OPTION_SOURCES: { readonly [K in keyof Required<RunOptions>]: reado
   cwd: ['cwd'],
   timeoutMs: ['timeout'],
   maxOutputBytes: ['maxOutput'],
+  killAfterMs: ['killAfter'],
+  timeoutSignal: ['signal'],
   backend: ['backend'],
   profile: ['profile'],
   read: ['read'],

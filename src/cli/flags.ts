@@ -2,7 +2,7 @@
 // becomes a CordonError naming the flag and the fix.
 import { CordonError } from '../errors.ts';
 import { parseDuration, parseSize } from '../options/parse-units.ts';
-import type { RunOptions } from '../options/types.ts';
+import { type RunOptions, STOP_SIGNALS, type StopSignal } from '../options/types.ts';
 import type { BackendRequest } from '../plan/choose.ts';
 import { BACKEND_NAMES } from '../plan/types.ts';
 import type { RawFlags } from './flag-table.ts';
@@ -29,6 +29,15 @@ export function parseBackend(value: string | undefined): BackendRequest {
   );
 }
 
+export function parseSignal(value: string): StopSignal {
+  const name = /^\d+$/.test(value) ? undefined : `SIG${value.toUpperCase().replace(/^SIG/, '')}`;
+  if (name !== undefined && (STOP_SIGNALS as readonly string[]).includes(name)) return name as StopSignal;
+  throw new CordonError(
+    'bad-flag',
+    `unknown signal for --signal: '${value}' — use one of ${STOP_SIGNALS.map((s) => s.slice(3)).join(', ')}`,
+  );
+}
+
 export function parseEnvFlags(values: readonly string[]): { keep: string[]; set: Record<string, string> } {
   const keep: string[] = [];
   const set: Record<string, string> = {};
@@ -52,7 +61,11 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
   const env = parseEnvFlags(flags.env ?? []);
   const run: RunOptions = {
     cwd: flags.cwd,
-    timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
+    timeoutMs:
+      flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout', true) || undefined,
+    killAfterMs:
+      flags.killAfter === undefined ? undefined : parseDuration(flags.killAfter, '--kill-after', true),
+    timeoutSignal: flags.signal === undefined ? undefined : parseSignal(flags.signal),
     maxOutputBytes: flags.maxOutput === undefined ? undefined : parseSize(flags.maxOutput, '--max-output'),
     backend: parseBackend(flags.backend),
     profile: flags.profile,

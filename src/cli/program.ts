@@ -42,8 +42,37 @@ function toCordonError(error: unknown): never {
   throw error;
 }
 
+/**
+ * Words that look like a cordon subcommand but are not one. Without `--` they are refused
+ * rather than run as a program (`cordon init` would run /sbin/init, `cordon help` a program
+ * named help); after `--` they are the command like any other word.
+ */
+export const RESERVED_WORDS = [
+  'help',
+  'version',
+  'init',
+  'completion',
+  'config',
+  'man',
+  'setup',
+  'update',
+  'upgrade',
+];
+
 export function parseArgv(argv: readonly string[], version: string): ParsedCommand {
   const first = argv[0];
+  if (first !== undefined && RESERVED_WORDS.includes(first)) {
+    const hint =
+      first === 'help'
+        ? 'for help run cordon --help'
+        : first === 'version'
+          ? 'for the version run cordon --version'
+          : `cordon has no '${first}' command`;
+    throw new CordonError(
+      'bad-flag',
+      `'${first}' is reserved: ${hint}; to run a program named ${first}, put it after --: cordon -- ${first}`,
+    );
+  }
   if (first === '--version' || first === '-V')
     return { kind: 'version', flags: {}, command: [], helpText: version };
   let kind: 'run' | 'explain' | 'doctor' | 'cache' = 'run';

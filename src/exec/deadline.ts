@@ -7,6 +7,8 @@ export type StopReason = 'timeout' | 'cancel';
 export interface DeadlineRequest {
   readonly timeoutMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** The first signal of a timeout (a cancellation forwards its own). Default SIGTERM. */
+  readonly timeoutSignal?: NodeJS.Signals | undefined;
   /** Between the first signal and the forced kill. 0 forces at once. */
   readonly graceMs: number;
   /** Sends `first` (the grace has just begun) or 'SIGKILL' (the grace is over). */
@@ -40,13 +42,13 @@ export function startDeadline(request: DeadlineRequest): Deadline {
     reason = why;
     clearTimeout(timeoutTimer);
     request.kill(first);
-    if (request.graceMs <= 0) request.kill('SIGKILL');
+    if (request.graceMs <= 0 && first !== 'SIGKILL') request.kill('SIGKILL');
     else graceTimer = setTimeout(() => request.kill('SIGKILL'), request.graceMs);
   };
   const onAbort = () => stop('cancel', forwardedSignal(request.signal?.reason));
 
   if (request.timeoutMs !== undefined)
-    timeoutTimer = setTimeout(() => stop('timeout', 'SIGTERM'), request.timeoutMs);
+    timeoutTimer = setTimeout(() => stop('timeout', request.timeoutSignal ?? 'SIGTERM'), request.timeoutMs);
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) onAbort();
 

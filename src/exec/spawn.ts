@@ -44,6 +44,8 @@ export interface SpawnRequest {
   /** Bounded wait after exit for pipes held open by leftovers. */
   readonly drainMs?: number | undefined;
   readonly killGraceMs?: number | undefined;
+  /** The first signal of a timeout. Default SIGTERM. */
+  readonly timeoutSignal?: NodeJS.Signals | undefined;
   /**
    * Delivers the first (graceful) signal of a stop; returns false when it reached nothing, and
    * the tree kill is used instead. bwrap needs this: TERM to bwrap ends its pid namespace at once.
@@ -119,6 +121,7 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
     timeoutMs: request.timeoutMs,
     signal: request.signal,
     graceMs: request.killGraceMs ?? KILL_GRACE_MS,
+    timeoutSignal: request.timeoutSignal,
     kill: (sig) => {
       if (pid === undefined) return;
       if (sig !== 'SIGKILL' && request.signalGracefully?.(pid, sig)) return;

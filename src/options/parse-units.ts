@@ -2,25 +2,35 @@
 // Pure: text in, number out, CordonError naming the value and the accepted forms otherwise.
 import { CordonError } from '../errors.ts';
 
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+// As GNU timeout takes them: a bare number is seconds, and d (days) is a unit too.
+const DURATION_UNITS_MS: Record<string, number> = {
+  '': 1000,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 const MAX_TIMEOUT_MS = 2 ** 31 - 1; // setTimeout's largest delay (~24.8 days)
 
-export function parseDuration(text: string, flag = '--timeout'): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
+/**
+ * Milliseconds. `allowZero`: 0 is accepted and returned as 0 (--timeout 0 = no timeout, as
+ * GNU timeout; --kill-after 0 = KILL at once).
+ */
+export function parseDuration(text: string, flag = '--timeout', allowZero = false): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) {
     throw new CordonError(
       'bad-duration',
-      `invalid duration for ${flag}: '${text}' — use a number with a unit: 500ms, 30s, 10m or 1h`,
+      `invalid duration for ${flag}: '${text}' — use seconds or a number with a unit: 90, 500ms, 30s, 10m, 1h, 2d${allowZero ? ' (0 = none)' : ''}`,
     );
   }
-  const ms = Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2]!]!);
-  if (ms <= 0 || ms > MAX_TIMEOUT_MS) {
-    throw new CordonError(
-      'bad-duration',
-      `invalid duration for ${flag}: '${text}' — it must be more than 0 and at most 596h`,
-    );
-  }
-  return ms;
+  const ms = Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] ?? '']!);
+  if ((ms === 0 && allowZero) || (ms > 0 && ms <= MAX_TIMEOUT_MS)) return ms;
+  throw new CordonError(
+    'bad-duration',
+    `invalid duration for ${flag}: '${text}' — it must be ${allowZero ? '0 or more' : 'more than 0'} and at most 596h`,
+  );
 }
 
 const SIZE_UNITS: Record<string, number> = {

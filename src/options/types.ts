@@ -2,11 +2,28 @@
 import type { ChangesLimits } from '../changes/types.ts';
 import type { BackendRequest } from '../plan/choose.ts';
 
+/** Signals a timeout may send first (GNU timeout's -s). */
+export const STOP_SIGNALS = [
+  'SIGTERM',
+  'SIGINT',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGUSR1',
+  'SIGUSR2',
+  'SIGALRM',
+  'SIGKILL',
+] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
 export interface RunOptions {
   /** Where the command runs and what {cwd} means. Default: the process's cwd. */
   readonly cwd?: string | undefined;
   /** Kill the command (TERM, grace, KILL) after this many milliseconds; exit status 124. */
   readonly timeoutMs?: number | undefined;
+  /** After the first signal of a timeout or cancellation, KILL this many ms later. Default 2000. */
+  readonly killAfterMs?: number | undefined;
+  /** The first signal a timeout sends (a cancellation forwards its own). Default SIGTERM. */
+  readonly timeoutSignal?: StopSignal | undefined;
   /** Combined stdout+stderr budget in rendered bytes; 0 = unlimited. Default 64 KiB. */
   readonly maxOutputBytes?: number | undefined;
   /** 'auto' (default) picks the best enforcing backend; 'none' runs unconfined. */

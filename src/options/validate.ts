@@ -5,7 +5,7 @@
 import type { ChangesLimits } from '../changes/types.ts';
 import { CordonError } from '../errors.ts';
 import { BACKEND_NAMES } from '../plan/types.ts';
-import type { RunOptions } from './types.ts';
+import { type RunOptions, STOP_SIGNALS } from './types.ts';
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1; // setTimeout's largest delay (~24.8 days)
 const MAX_OUTPUT_BYTES = 2 ** 40;
@@ -33,6 +33,9 @@ const CHECKS: { readonly [K in keyof Required<RunOptions>]: Check } = {
     `an integer number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, or 0 for none`,
   ),
   maxOutputBytes: integer(0, MAX_OUTPUT_BYTES, 'an integer number of bytes up to 1 TiB (0 = unlimited)'),
+  killAfterMs: integer(0, MAX_TIMEOUT_MS, `an integer number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`),
+  timeoutSignal: (v) =>
+    (STOP_SIGNALS as readonly unknown[]).includes(v) ? undefined : `one of ${STOP_SIGNALS.join(', ')}`,
   backend: (v) =>
     v === 'auto' || (BACKEND_NAMES as readonly unknown[]).includes(v)
       ? undefined

@@ -13,7 +13,7 @@ describe('cli: usage errors exit 125 and name the value', () => {
   it.each([
     [
       ['--timeout', '5 parsecs', '--', 'true'],
-      /invalid duration for --timeout: '5 parsecs' — use a number with a unit: 500ms, 30s, 10m or 1h/,
+      /invalid duration for --timeout: '5 parsecs' — use seconds or a number with a unit: 90, 500ms, 30s, 10m, 1h, 2d \(0 = none\)/,
     ],
     [['--max-output', 'lots', '--', 'true'], /invalid size for --max-output: 'lots'/],
     [['--bogus', '--', 'true'], /unknown option '--bogus'/],
@@ -41,7 +41,8 @@ describe('cli: usage errors exit 125 and name the value', () => {
       version: 1,
       error: {
         code: 'bad-duration',
-        message: "invalid duration for --timeout: 'x' — use a number with a unit: 500ms, 30s, 10m or 1h",
+        message:
+          "invalid duration for --timeout: 'x' — use seconds or a number with a unit: 90, 500ms, 30s, 10m, 1h, 2d (0 = none)",
       },
     });
   });

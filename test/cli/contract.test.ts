@@ -21,7 +21,7 @@ const CASES: [string[], string, RegExp][] = [
   [
     ['--timeout', '5 parsecs', '--', 'true'],
     'bad-duration',
-    /invalid duration for --timeout: '5 parsecs' — use a number with a unit/,
+    /invalid duration for --timeout: '5 parsecs' — use seconds or a number with a unit: 90, 500ms/,
   ],
   [['--max-output', 'lots', '--', 'true'], 'bad-size', /invalid size for --max-output: 'lots'/],
   [['--bogus', '--', 'true'], 'bad-flag', /unknown option '--bogus'.*— see cordon --help/],
@@ -121,5 +121,43 @@ describe('CLI contract (in-process): exit status, error code and message togethe
     const p = parseArgv(['--read', 'a', '--read', 'b', '--no-net', '--', 'true'], '0');
     expect(p.flags.read).toEqual(['a', 'b']);
     expect(p.flags.net).toBe(false);
+  });
+});
+
+describe('words that look like subcommands', () => {
+  it.each(['help', 'version', 'init', 'completion'])(
+    '%s without -- is refused, after -- it is the command',
+    async (word) => {
+      const r = await inProcess([word]);
+      expect(r.code).toBe(125);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^cordon: '${word}' is reserved: .*; to run a program named ${word}, put it after --: cordon -- ${word}\\n$`,
+        ),
+      );
+      expect(parseArgv(['--', word], '0').command).toEqual([word]);
+    },
+  );
+});
+
+describe('durations as GNU timeout takes them', () => {
+  it('bare seconds, d, and 0 = no timeout; -k and -s', async () => {
+    const { toRunOptions } = await import('../../src/cli/flags.ts');
+    const opts = (flags: Record<string, string>) => toRunOptions(flags).run;
+    expect(opts({ timeout: '90' }).timeoutMs).toBe(90_000);
+    expect(opts({ timeout: '1.5' }).timeoutMs).toBe(1500);
+    expect(opts({ timeout: '2d' }).timeoutMs).toBe(172_800_000);
+    expect(opts({ timeout: '0' }).timeoutMs).toBeUndefined();
+    expect(opts({ killAfter: '0' }).killAfterMs).toBe(0);
+    expect(opts({ killAfter: '5' }).killAfterMs).toBe(5000);
+    expect(opts({ signal: 'int' }).timeoutSignal).toBe('SIGINT');
+    expect(opts({ signal: 'SIGHUP' }).timeoutSignal).toBe('SIGHUP');
+    const bad = await inProcess(['--json', '--signal', 'STOP', '--', 'true']);
+    expect(bad.code).toBe(125);
+    expect(JSON.parse(bad.stdout).error).toEqual({
+      code: 'bad-flag',
+      message:
+        "unknown signal for --signal: 'STOP' — use one of TERM, INT, HUP, QUIT, USR1, USR2, ALRM, KILL",
+    });
   });
 });

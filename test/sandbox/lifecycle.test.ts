@@ -52,6 +52,27 @@ for (const [backend, flags, available] of cases) {
       expect(readFileSync(join(fx.ws, 'cleaned'), 'utf8')).toBe('cleaned-timeout\n');
     });
 
+    it('-s INT sends INT first; -k 100ms cuts a 500 ms clean-up short with KILL', async () => {
+      rmSync(join(fx.ws, 'cleaned'), { force: true });
+      const r = await runCli(
+        [...flags, '-q', '-t', '1', '-s', 'INT', '--', 'sh', '-c', HANDLER('INT'), 'sh', 'int'],
+        {
+          cwd: fx.ws,
+          env: env(),
+          asUid: uid,
+        },
+      );
+      expect(r.code).toBe(124);
+      expect(readFileSync(join(fx.ws, 'cleaned'), 'utf8')).toBe('cleaned-int\n');
+      rmSync(join(fx.ws, 'cleaned'), { force: true });
+      const cut = await runCli(
+        [...flags, '-q', '-t', '1', '-k', '100ms', '--', 'sh', '-c', HANDLER('TERM'), 'sh', 'cut'],
+        { cwd: fx.ws, env: env(), asUid: uid },
+      );
+      expect(cut.code).toBe(124);
+      expect(existsSync(join(fx.ws, 'cleaned'))).toBe(false);
+    });
+
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       it(`${signal} to cordon reaches the command, whose handler finishes`, async () => {
         rmSync(join(fx.ws, 'cleaned'), { force: true });

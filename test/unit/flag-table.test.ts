@@ -16,6 +16,8 @@ describe('flag table', () => {
   it('toRunOptions sets exactly the fields OPTION_SOURCES names for each flag', () => {
     const samples: Partial<Record<FlagName, unknown>> = {
       timeout: '2s',
+      killAfter: '5s',
+      signal: 'INT',
       maxOutput: '1KiB',
       cwd: '/x',
       backend: 'none',

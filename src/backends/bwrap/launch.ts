@@ -31,6 +31,8 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       extraFds: [...openBwrapDataFds(plan), ...(status ? [status.writeFd] : [])],
       realPipes: true,
       timeoutMs: ctx.timeoutMs,
+      timeoutSignal: ctx.timeoutSignal,
+      killGraceMs: ctx.killAfterMs,
       signal: ctx.signal,
       subreaper: ctx.mode.subreaper,
       onStart: ctx.onStart,

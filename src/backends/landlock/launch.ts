@@ -136,6 +136,8 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
       captureBytes: ctx.captureBytes,
       realPipes: true,
       timeoutMs: ctx.timeoutMs,
+      timeoutSignal: ctx.timeoutSignal,
+      killGraceMs: ctx.killAfterMs,
       signal: ctx.signal,
       subreaper: ctx.mode.subreaper,
       onStart: ctx.onStart,

@@ -17,6 +17,8 @@ export async function launchNone(plan: NonePlan, ctx: LaunchContext): Promise<La
     captureBytes: ctx.captureBytes,
     realPipes: process.platform === 'linux',
     timeoutMs: ctx.timeoutMs,
+    timeoutSignal: ctx.timeoutSignal,
+    killGraceMs: ctx.killAfterMs,
     signal: ctx.signal,
     subreaper: ctx.mode.subreaper,
     onStart: ctx.onStart,

@@ -29,6 +29,8 @@ export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext)
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
       timeoutMs: ctx.timeoutMs,
+      timeoutSignal: ctx.timeoutSignal,
+      killGraceMs: ctx.killAfterMs,
       signal: ctx.signal,
       subreaper: ctx.mode.subreaper,
       onStart: ctx.onStart,
