@@ -17,6 +17,7 @@ import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
 import { writeReport } from './report.ts';
 import { renderMetaLine } from './text.ts';
+import { renderVerboseHeader } from './verbose.ts';
 
 function writeAll(fd: number, text: string): void {
   if (text.length === 0) return;
@@ -85,6 +86,7 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
   // report is written from that thread afterwards, so the helper process is used instead.
   const mode: LaunchMode = { subreaper, landlock: options.report ? 'helper' : 'self' };
 
+  if (options.verbose && !options.json) write(2, renderVerboseHeader(prepared).join(''));
   const controller = new AbortController();
   let receivedSignal: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -7,7 +7,14 @@ import { formatBytes, formatDuration } from '../options/parse-units.ts';
 export function startSpinner(): { update(bytes: number): void; stop(): void } {
   const started = Date.now();
   let bytes = 0;
-  const spinner = ora({ stream: process.stderr, discardStdin: false, hideCursor: false }).start('running');
+  // NO_COLOR (any value): the spinner glyph is plain too, like the metadata line.
+  const plain = process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '';
+  const spinner = ora({
+    stream: process.stderr,
+    discardStdin: false,
+    hideCursor: false,
+    ...(plain ? { color: false as const } : {}),
+  }).start('running');
   const timer = setInterval(() => {
     spinner.text = `running ${formatDuration(Math.floor((Date.now() - started) / 1000) * 1000)} · ${formatBytes(bytes)} of output`;
   }, 250);

@@ -161,3 +161,23 @@ describe('durations as GNU timeout takes them', () => {
     });
   });
 });
+
+describe('-v says what it promises', () => {
+  it('the policy, the backend and why, and the dropped variable names, before the run', async () => {
+    const { renderVerboseHeader } = await import('../../src/cli/verbose.ts');
+    const { preparePlan } = await import('../../src/prepare.ts');
+    const { syntheticHost } = await import('../../src/host/synthetic.ts');
+    const host = syntheticHost('linux');
+    const prepared = preparePlan(
+      ['make'],
+      { env: { PATH: '/usr/bin', GITHUB_TOKEN: 'x' } },
+      { probe: () => host, platform: 'linux', cwdOverride: host.cwd },
+    );
+    const text = renderVerboseHeader(prepared).join('');
+    expect(text).toMatch(/^cordon: policy: profile workspace, network off, private \/tmp yes/);
+    expect(text).toContain('cordon:   write /home/user/project  ← profile workspace');
+    expect(text).toMatch(/cordon: backend: bwrap — bubblewrap 0\.11\.0 at \/usr\/bin\/bwrap/);
+    expect(text).toMatch(/cordon: {3}not landlock: /);
+    expect(text).toMatch(/cordon: environment dropped: GITHUB_TOKEN\n$/);
+  });
+});
