@@ -100,17 +100,20 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
   for (const fd of dataFds) closeSync(fd);
   // Our copies of the write ends must go, or the read ends never see end-of-file.
   if (pipes) for (const fd of [pipes.out[1], pipes.err[1]]) closeSync(fd);
-  const outStream: Readable = pipes ? readerFor(pipes.out[0]) : child.stdout!;
-  const errStream: Readable = pipes ? readerFor(pipes.err[0]) : child.stderr!;
   const pid = child.pid;
-
+  // `chunk` may be a reused read buffer: the collector copies what it keeps, and onOutput gets
+  // its own copy.
   const onData = (name: 'stdout' | 'stderr', collector: StreamCollector) => (chunk: Buffer) => {
     collector.push(chunk);
-    request.onOutput?.(name, chunk);
+    request.onOutput?.(name, Buffer.from(chunk));
     request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
   };
-  outStream.on('data', onData('stdout', stdout));
-  errStream.on('data', onData('stderr', stderr));
+  const outStream: Readable = pipes ? readerFor(pipes.out[0], onData('stdout', stdout)) : child.stdout!;
+  const errStream: Readable = pipes ? readerFor(pipes.err[0], onData('stderr', stderr)) : child.stderr!;
+  if (!pipes) {
+    outStream.on('data', onData('stdout', stdout));
+    errStream.on('data', onData('stderr', stderr));
+  }
   // A destroyed pipe can emit EPIPE/ECONNRESET; the outcome is already decided by then.
   outStream.on('error', () => {});
   errStream.on('error', () => {});
@@ -193,6 +196,26 @@ function openRealPipes(): { out: [number, number]; err: [number, number] } | und
   }
 }
 
-function readerFor(fd: number): Readable {
-  return new Socket({ fd, readable: true, writable: false });
+/** Size of the one read buffer each real pipe reuses for every read. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * A non-blocking reader on our end of a real pipe that reads into one fixed buffer, reused for
+ * every read (net.Socket's onread), instead of a fresh Buffer per read: memory stays flat
+ * whatever the command writes, and no libuv threadpool thread is held.
+ */
+function readerFor(fd: number, onChunk: (chunk: Buffer) => void): Readable {
+  const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  return new Socket({
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer,
+      callback: (bytes: number, buf: Uint8Array) => {
+        onChunk(Buffer.from(buf.buffer, buf.byteOffset, bytes));
+        return true;
+      },
+    },
+  });
 }

@@ -82,6 +82,17 @@ export function fitPrefix(
   budget: number,
   dropIncompleteEnd: boolean,
 ): { rawBytes: number; renderedBytes: number } {
+  // Fast path (valid text, the common case): cut at the budget, back off to a character
+  // boundary, and take it when the scan below would stop there too; otherwise scan.
+  const cut = Math.min(budget, bytes.length);
+  let end = cut;
+  while (end > 0 && end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--;
+  if (isUtf8(bytes.subarray(0, end))) {
+    if (end === bytes.length) return { rawBytes: end, renderedBytes: end };
+    const next = scanUnit(bytes, end);
+    if ((next.valid && end + next.length > budget) || (!next.complete && dropIncompleteEnd))
+      return { rawBytes: end, renderedBytes: end };
+  }
   let raw = 0;
   let rendered = 0;
   while (raw < bytes.length) {
@@ -112,6 +123,13 @@ export function fitSuffix(
   start: number,
   budget: number,
 ): { rawBytes: number; renderedBytes: number } {
+  // Fast path: valid text from `start` on (start is a unit boundary): every unit renders as
+  // its own bytes, so the suffix starts at the first boundary at or after length - budget.
+  if (isUtf8(bytes.subarray(start))) {
+    let from = Math.max(start, bytes.length - budget);
+    while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++;
+    return { rawBytes: bytes.length - from, renderedBytes: bytes.length - from };
+  }
   // unit boundaries and sizes, forward scan from start
   const offsets: number[] = [];
   const sizes: number[] = [];
