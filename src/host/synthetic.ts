@@ -23,6 +23,8 @@ export interface SyntheticOverrides {
   readonly texts?: Readonly<Record<string, string>>;
   readonly bwrap?: HostInfo['bwrap'] | null;
   readonly landlockAbi?: number;
+  /** win32: cordon's own job membership (default: in no job). */
+  readonly windowsJob?: HostInfo['windowsJob'];
 }
 
 const DARWIN_ALIASES: [string, string][] = [
@@ -108,6 +110,8 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
           }),
     landlock: platform === 'linux' ? { abi: overrides.landlockAbi ?? 6 } : undefined,
     seccomp: platform === 'linux',
+    windowsJob:
+      platform === 'win32' ? (overrides.windowsJob ?? { inJob: false, breakawayAllowed: false }) : undefined,
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],
