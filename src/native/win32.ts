@@ -64,6 +64,7 @@ const ADVAPI32 = [
   'int __stdcall ConvertSecurityDescriptorToStringSecurityDescriptorW(void *sd, uint32_t revision, uint32_t info, _Out_ void **text, void *len)',
   'int __stdcall GetSecurityDescriptorDacl(void *sd, _Out_ int *present, _Out_ void **dacl, _Out_ int *defaulted)',
   'uint32_t __stdcall GetNamedSecurityInfoW(const char16_t *name, int type, uint32_t info, void *owner, void *group, _Out_ void **dacl, void *sacl, _Out_ void **sd)',
+  'uint32_t __stdcall GetSecurityInfo(void *handle, int type, uint32_t info, void *owner, void *group, _Out_ void **dacl, void *sacl, _Out_ void **sd)',
   'uint32_t __stdcall SetNamedSecurityInfoW(const char16_t *name, int type, uint32_t info, void *owner, void *group, void *dacl, void *sacl)',
   'uint32_t __stdcall SetEntriesInAclW(uint32_t count, void *entries, void *oldAcl, _Out_ void **newAcl)',
   'int __stdcall GetAclInformation(void *acl, void *info, uint32_t len, int cls)',

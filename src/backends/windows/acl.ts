@@ -110,6 +110,24 @@ export function readDacl(w: Win32, nativePath: string): Dacl {
   }
 }
 
+/** SE_OBJECT_TYPE values for readObjectDacl (accctrl.h). */
+export const SE_OBJECT = { KERNEL: 6, WINDOW: 7 } as const;
+
+/** The DACL of an open kernel or window object (token, process, window station, desktop). */
+export function readObjectDacl(w: Win32, handle: Ptr, type: number): Dacl {
+  const dacl = [null];
+  const sd = [null];
+  checkCode(
+    'GetSecurityInfo',
+    w.adv['GetSecurityInfo']!(handle, type, DACL_SECURITY_INFORMATION, null, null, dacl, null, sd),
+  );
+  try {
+    return readAcl(w, (dacl[0] as unknown as Ptr | null) ?? null);
+  } finally {
+    w.k32['LocalFree']!(sd[0]);
+  }
+}
+
 /**
  * Makes sure the ACE is on the object. `beforeApply` runs only when it must be written (the
  * first run on a tree): the launcher checks there that propagation cannot leave the root.

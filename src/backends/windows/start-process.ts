@@ -65,12 +65,23 @@ export function closeHandle(w: Win32, h: Ptr | null | undefined): void {
   if (!isNullHandle(h)) w.k32['CloseHandle']!(h);
 }
 
+export interface PrivateDesktop {
+  /** "<station>\\<desktop>" in stable memory, for STARTUPINFO.lpDesktop. */
+  readonly name: Ptr;
+  readonly winsta: Ptr;
+  readonly desktop: Ptr;
+}
+
 /**
  * A window station and a desktop in it, both private to this run. CreateDesktopW creates the
  * desktop on the calling process's window station, so cordon switches to the new one for that
  * call and always switches back.
  */
-function createPrivateDesktop(w: Win32, input: StartInput, cleanups: Cleanup[]): Ptr {
+export function createPrivateDesktop(
+  w: Win32,
+  input: Pick<StartInput, 'desktopName' | 'desktopDacl' | 'userSid' | 'runSid'>,
+  cleanups: Cleanup[],
+): PrivateDesktop {
   const { sd } = securityDescriptorFromSddl(w, fillSddl(input.desktopDacl, input.userSid, input.runSid));
   const sa = inheritableAttributes(w, sd, false);
   try {
@@ -91,7 +102,7 @@ function createPrivateDesktop(w: Win32, input: StartInput, cleanups: Cleanup[]):
     cleanups.push(() => w.user['CloseDesktop']!(d));
     const name = allocWide(w, `${input.desktopName}\\${input.desktopName}`);
     cleanups.push(() => freeBytes(w, name));
-    return name;
+    return { name, winsta, desktop };
   } finally {
     freeBytes(w, sa.ptr);
     w.k32['LocalFree']!(sd);
@@ -99,7 +110,7 @@ function createPrivateDesktop(w: Win32, input: StartInput, cleanups: Cleanup[]):
 }
 
 export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): Started {
-  const desktopName = createPrivateDesktop(w, input, cleanups);
+  const desktopName = createPrivateDesktop(w, input, cleanups).name;
 
   // 3. stdio
   const inherit = inheritableAttributes(w, undefined, true);
