@@ -257,6 +257,21 @@ await step('audit', () => {
     ms: Math.round(performance.now() - started),
   };
 });
+await step('auditBudget', () => {
+  // Past its count the audit refuses the run instead of stopping silently.
+  try {
+    auditWorldWritable(loadWin32(), {
+      sid: 'S-1-9-2-1-2-3-4',
+      maxEntries: 2,
+      writableRoots: [],
+      pathDirs: (process.env['PATH'] ?? '').split(';').filter((d) => d !== ''),
+      hostEnv: process.env,
+    });
+    return { refused: false };
+  } catch (error) {
+    return { refused: true, code: (error as { code?: string }).code, message: (error as Error).message };
+  }
+});
 await step('doctor', () => windowsDoctorChecks());
 results['done'] = true;
 save();

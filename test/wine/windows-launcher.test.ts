@@ -133,6 +133,11 @@ describe.runIf(enabled)('Windows launcher under Wine (plumbing only)', () => {
     expect(r.audit.hits).toBe(0);
   });
 
+  it('world-writable audit past its count refuses (125) instead of stopping silently', () => {
+    expect([r.auditBudget.refused, r.auditBudget.code]).toEqual([true, 'policy-unenforceable']);
+    expect(r.auditBudget.message).toMatch(/reached its limit of 2 objects/);
+  });
+
   const cli = (name: string) => ({
     code: Number(readFileSync(join(dir, `cli-${name}.code`), 'utf8').trim()),
     out: readFileSync(join(dir, `cli-${name}.out`), 'utf8'),
