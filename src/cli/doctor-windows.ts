@@ -6,7 +6,12 @@ import { release, version } from 'node:os';
 import { createRestrictedToken, drawRunIdentity } from '../backends/windows/token.ts';
 import { probeWindowsJob } from '../host/probe-win32.ts';
 import { allocBytes, freeBytes, loadWin32, type Ptr } from '../native/win32.ts';
-import { ADMINISTRATORS_SID, EVERYONE_SID, PRIVATE_OBJECT_DACL } from '../plan/windows/sid.ts';
+import {
+  ADMINISTRATORS_SID,
+  EVERYONE_SID,
+  PRIVATE_OBJECT_DACL,
+  RESTRICTED_CODE_SID,
+} from '../plan/windows/sid.ts';
 import { TOKEN_FLAGS } from '../plan/windows/spec.ts';
 import { preparePlan } from '../run.ts';
 
@@ -60,6 +65,7 @@ export function windowsDoctorChecks(): DoctorCheck[] {
       [
         { sid: '{run}', role: 'run' },
         { sid: EVERYONE_SID, role: 'everyone' },
+        { sid: RESTRICTED_CODE_SID, role: 'restricted' },
       ],
       PRIVATE_OBJECT_DACL,
       (entry) => entry.sid,

@@ -1,6 +1,7 @@
-// World-writable audit. Everyone is a restricting SID (devices and shells need it), so an
-// object whose DACL lets Everyone write — or that has a NULL DACL — is writable from inside the
-// sandbox even though the policy says read-only. Before each run, look at the likely places —
+// World-writable audit. Everyone and RESTRICTED are restricting SIDs (devices, named objects and
+// shells need them), so an object whose DACL lets either write — or that has a NULL DACL — is
+// writable from inside the sandbox even though the policy says read-only. Before each run, look
+// at the likely places —
 // the system drive root and its subdirectories, PATH directories (a planted tool there runs
 // later as the user), PUBLIC, ProgramData — outside the writable roots, links not followed, and
 // put a deny-write ACE for the SID every sandbox holds on each hit:
@@ -18,7 +19,7 @@ import { win32 as winPath } from 'node:path';
 import { CordonError } from '../../errors.ts';
 import type { Win32 } from '../../native/win32.ts';
 import { grantsWriteTo, hasExplicitWriteGrant } from '../../plan/windows/dacl.ts';
-import { EVERYONE_SID } from '../../plan/windows/sid.ts';
+import { EVERYONE_SID, RESTRICTED_CODE_SID } from '../../plan/windows/sid.ts';
 import { DENY_WRITE_RIGHTS, INHERIT_CONTAINERS_AND_OBJECTS, rightsMask } from '../../plan/windows/spec.ts';
 import { type AceResult, ensureAce, readDacl } from './acl.ts';
 
@@ -74,7 +75,7 @@ export function candidateDirs(input: Pick<AuditInput, 'pathDirs' | 'hostEnv'>): 
 }
 
 export function auditWorldWritable(w: Win32, input: AuditInput): AuditOutcome {
-  const sids = [EVERYONE_SID];
+  const sids = [EVERYONE_SID, RESTRICTED_CODE_SID];
   const results: AceResult[] = [];
   const deny = rightsMask(DENY_WRITE_RIGHTS);
   let checked = 0;
@@ -95,7 +96,7 @@ export function auditWorldWritable(w: Win32, input: AuditInput): AuditOutcome {
     } catch (error) {
       throw new CordonError(
         'policy-unenforceable',
-        `'${path}' can be written by Everyone, so the sandboxed command could write it too, and cordon cannot add a deny ACE to it (${(error as Error).message}) — remove that access (icacls "${path}" /remove:g *S-1-1-0) or ask an administrator to`,
+        `'${path}' can be written by Everyone (or RESTRICTED), so the sandboxed command could write it too, and cordon cannot add a deny ACE to it (${(error as Error).message}) — remove that access (icacls "${path}" /remove:g *S-1-1-0) or ask an administrator to`,
       );
     }
   };

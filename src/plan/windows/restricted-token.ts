@@ -16,7 +16,7 @@
 //   4. What the design cannot hold whatever the policy (gaps.ts): deletes and renames outside
 //      the roots and of carve-outs, writes no local ACL governs — refused the same way.
 //   5. Token: DISABLE_MAX_PRIVILEGE | LUA_TOKEN | WRITE_RESTRICTED; restricting SIDs in the
-//      order write-roots, carve-outs, the per-run SID, Everyone (not the logon SID). Default
+//      order write-roots, carve-outs, the per-run SID, Everyone, RESTRICTED (not the logon SID). Default
 //      DACL, window station and desktop: SYSTEM + user + per-run SID. Job: KILL_ON_JOB_CLOSE,
 //      UI limits unless nested in cordon's own job (gaps.ts).
 import { CordonError } from '../../errors.ts';
@@ -29,7 +29,13 @@ import { buildWindowsEnv } from './env.ts';
 import { decideJob, structuralGaps } from './gaps.ts';
 import { canonicalWindowsPath, hasShortNameComponent, parentOf, toNativePath } from './paths.ts';
 import { canonicalCwd, canonicalRules, describe, makeAce, parentAccess } from './rules.ts';
-import { ADMINISTRATORS_SID, EVERYONE_SID, PRIVATE_OBJECT_DACL, WORLD_WRITABLE_SID } from './sid.ts';
+import {
+  ADMINISTRATORS_SID,
+  EVERYONE_SID,
+  PRIVATE_OBJECT_DACL,
+  RESTRICTED_CODE_SID,
+  WORLD_WRITABLE_SID,
+} from './sid.ts';
 import {
   CREATION_FLAGS,
   JOB_LIMITS,
@@ -210,6 +216,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     { sid: WORLD_WRITABLE_SID, role: 'carve-out', path: '(world-writable objects found at launch)' },
     { sid: '{run}', role: 'run', path: '(this run: its processes, pipes, window station and desktop)' },
     { sid: EVERYONE_SID, role: 'everyone' },
+    { sid: RESTRICTED_CODE_SID, role: 'restricted' },
   ];
   const privateTmp = policy.privateTmp
     ? { parent: host.tmpdir, prefix: PRIVATE_TMP_PREFIX, env: ['TEMP', 'TMP'] as const }

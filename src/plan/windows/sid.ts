@@ -45,13 +45,19 @@ export function desktopNameFromBytes(random: Uint8Array): string {
 }
 
 export const EVERYONE_SID = 'S-1-1-0';
+/**
+ * NT AUTHORITY\RESTRICTED: Windows' own SID for restricted code, granted by the system where
+ * restricted code is meant to work (creating named objects in the session's BaseNamedObjects);
+ * a restricting SID since the logon SID is not one any more (docs/windows.md §9.2).
+ */
+export const RESTRICTED_CODE_SID = 'S-1-5-12';
 export const SYSTEM_SID = 'S-1-5-18';
 export const ADMINISTRATORS_SID = 'S-1-5-32-544';
 
 /**
- * Held by every sandbox: the launcher puts deny-write ACEs for it on directories that grant
- * Everyone write access outside the writable roots (backends/windows/audit.ts), since Everyone
- * is a restricting SID and would otherwise open such directories to the command.
+ * Held by every sandbox: the launcher puts deny-write ACEs for it on objects that grant
+ * Everyone or RESTRICTED write access outside the writable roots (backends/windows/audit.ts),
+ * since both are restricting SIDs and would otherwise open such objects to the command.
  */
 export const WORLD_WRITABLE_SID = deriveCordonSid('carve-out', '(world-writable)');
 

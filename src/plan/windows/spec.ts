@@ -110,7 +110,7 @@ export function namedMask<T extends Record<string, number>>(
 export interface RestrictingSid {
   /** S-1-... string, or a description when the launcher reads it from its own token. */
   readonly sid: string;
-  readonly role: 'write-root' | 'carve-out' | 'run' | 'everyone';
+  readonly role: 'write-root' | 'carve-out' | 'run' | 'everyone' | 'restricted';
   /** The path the SID stands for (write-root and carve-out SIDs). */
   readonly path?: string | undefined;
 }
@@ -144,8 +144,8 @@ export interface WindowsSpec {
     /** Made deny-only (SidsToDisable): an elevated cordon does not hand admin rights down. */
     readonly denyOnlySids: readonly string[];
     /**
-     * In this order: write-root SIDs, carve-out SIDs, the per-run SID, Everyone. Not the logon
-     * SID: the user's window station and desktop grant it (docs/windows.md §9).
+     * In this order: write-root SIDs, carve-out SIDs, the per-run SID, Everyone, RESTRICTED.
+     * Not the logon SID: the user's window station and desktop grant it (docs/windows.md §9).
      */
     readonly restrictingSids: readonly RestrictingSid[];
     /** SDDL of TokenDefaultDacl: SYSTEM, {user} (the token's user SID), {run} (the per-run SID). */
