@@ -48,10 +48,10 @@ cli() { # name, cordon args...
   local name=$1; shift
   (cd "$WINEPREFIX/drive_c/cordon-smoke" && timeout 120 wine "$node_exe" "$cli_win" "$@" >"$dir/cli-$name.out" 2>"$dir/cli-$name.err"; echo $? >"$dir/cli-$name.code") || true
 }
+# Wine ignores restricting SIDs: a real run must be refused (IsTokenRestricted says no).
 cli default --json -- cmd.exe /c echo hi
-cli net --net --json -- cmd.exe /c "echo hi& echo oops 1>&2& exit /b 7"
-cli timeout --net --json -t 1s -- cmd.exe /c "ping -n 30 127.0.0.1 >NUL"
-cli explain explain --net -- cmd.exe /c echo hi
+cli net --net --best-effort --json -- cmd.exe /c "echo hi& exit /b 7"
+cli explain explain --net --best-effort -- cmd.exe /c echo hi
 wineserver -k 2>/dev/null || true
 echo "$dir/results.json"
 test -f "$dir/results.json"

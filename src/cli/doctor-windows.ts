@@ -1,10 +1,17 @@
 // `cordon doctor` on Windows: the OS version, whether cordon runs elevated, a trial restricted
-// token (IsTokenRestricted must say yes: Wine, for one, says no), and which elements of the
-// default profile the restricted-token backend can enforce on this machine.
+// token (IsTokenRestricted must say yes: Wine, for one, says no — and then every run is
+// refused), whether cordon sits in a job (and so loses the job's UI limits), and which elements
+// of the default profile the restricted-token backend can enforce on this machine.
 import { release, version } from 'node:os';
-import { createRestrictedToken } from '../backends/windows/token.ts';
+import { createRestrictedToken, drawRunIdentity } from '../backends/windows/token.ts';
+import { probeWindowsJob } from '../host/probe-win32.ts';
 import { allocBytes, freeBytes, loadWin32, type Ptr } from '../native/win32.ts';
-import { ADMINISTRATORS_SID, EVERYONE_SID } from '../plan/windows/sid.ts';
+import {
+  ADMINISTRATORS_SID,
+  EVERYONE_SID,
+  PRIVATE_OBJECT_DACL,
+  RESTRICTED_CODE_SID,
+} from '../plan/windows/sid.ts';
 import { TOKEN_FLAGS } from '../plan/windows/spec.ts';
 import { preparePlan } from '../prepare.ts';
 
@@ -22,11 +29,11 @@ function isElevated(): boolean | undefined {
   try {
     const w = loadWin32();
     const out = [null];
-    if (!w.adv['OpenProcessToken']!(w.k32['GetCurrentProcess']!(), TOKEN_QUERY, out)) return undefined;
+    if (w.adv['OpenProcessToken']!(w.k32['GetCurrentProcess']!(), TOKEN_QUERY, out) === 0) return undefined;
     const mem = allocBytes(w, 4);
     const ret = [0];
     const ok = w.adv['GetTokenInformation']!(out[0], TOKEN_ELEVATION_CLASS, mem.ptr, 4, ret);
-    const elevated = ok ? mem.view.readUInt32LE(0) !== 0 : undefined;
+    const elevated = ok !== 0 ? mem.view.readUInt32LE(0) !== 0 : undefined;
     freeBytes(w, mem.ptr);
     w.k32['CloseHandle']!(out[0] as unknown as Ptr);
     return elevated;
@@ -56,19 +63,21 @@ export function windowsDoctorChecks(): DoctorCheck[] {
       flags,
       [ADMINISTRATORS_SID],
       [
-        { sid: '{logon}', role: 'logon' },
+        { sid: '{run}', role: 'run' },
         { sid: EVERYONE_SID, role: 'everyone' },
+        { sid: RESTRICTED_CODE_SID, role: 'restricted' },
       ],
-      'D:(A;;GA;;;SY)(A;;GA;;;{logon})',
+      PRIVATE_OBJECT_DACL,
       (entry) => entry.sid,
+      drawRunIdentity().runSid,
     );
     trial.close();
     checks.push({
       name: 'restricted token',
       ok: trial.restricted,
       detail: trial.restricted
-        ? `CreateRestrictedToken works; logon SID ${trial.logonSid ?? 'absent'}`
-        : 'CreateRestrictedToken succeeded but IsTokenRestricted says no: restricting SIDs are not honoured here (Wine?) — nothing would be enforced',
+        ? `CreateRestrictedToken works (user ${trial.userSid})`
+        : 'CreateRestrictedToken succeeded but IsTokenRestricted says no: restricting SIDs are not honoured here (Wine?) — every run is refused',
     });
   } catch (error) {
     checks.push({
@@ -77,6 +86,19 @@ export function windowsDoctorChecks(): DoctorCheck[] {
       detail: `cannot create a restricted token: ${(error as Error).message}`,
     });
   }
+  const job = probeWindowsJob();
+  checks.push({
+    name: 'job',
+    ok: job !== undefined && (!job.inJob || job.breakawayAllowed),
+    detail:
+      job === undefined
+        ? 'could not tell whether cordon runs inside a job (IsProcessInJob failed)'
+        : !job.inJob
+          ? 'cordon is in no job: the command gets its own job with UI limits'
+          : job.breakawayAllowed
+            ? 'cordon runs inside a job that allows breakaway: the command leaves it for its own job with UI limits'
+            : "cordon runs inside a job without breakaway (Task Scheduler, OpenSSH, a CI agent): the command's job is nested and carries no UI limits (listed as not enforced)",
+  });
   try {
     const { plan } = preparePlan(['cmd.exe'], { bestEffort: true });
     const gaps = plan.notEnforced.filter((n) => !n.reason.startsWith('does not exist'));

@@ -25,6 +25,8 @@ export interface SyntheticOverrides {
   readonly landlockAbi?: number;
   /** A root-owned perl for bwrap's status reporter; none by default. */
   readonly statusReporter?: string;
+  /** win32: cordon's own job membership (default: in no job). */
+  readonly windowsJob?: HostInfo['windowsJob'];
 }
 
 const DARWIN_ALIASES: [string, string][] = [
@@ -110,6 +112,8 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
           }),
     landlock: platform === 'linux' ? { abi: overrides.landlockAbi ?? 6 } : undefined,
     statusReporter: platform === 'linux' ? overrides.statusReporter : undefined,
+    windowsJob:
+      platform === 'win32' ? (overrides.windowsJob ?? { inJob: false, breakawayAllowed: false }) : undefined,
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],

@@ -20,6 +20,13 @@ export interface LandlockInfo {
   readonly reason?: string;
 }
 
+/** Whether cordon itself runs inside a Windows job object (Task Scheduler, OpenSSH, CI agents). */
+export interface WindowsJobInfo {
+  readonly inJob: boolean;
+  /** The enclosing job has JOB_OBJECT_LIMIT_BREAKAWAY_OK: a child may leave it (CREATE_BREAKAWAY_FROM_JOB). */
+  readonly breakawayAllowed: boolean;
+}
+
 export interface HostInfo {
   readonly platform: Platform;
   readonly arch: string;
@@ -55,6 +62,8 @@ export interface HostInfo {
    * or not root-owned all the way up.
    */
   readonly statusReporter?: string | undefined;
+  /** Windows: cordon's own job membership (IsProcessInJob); undefined elsewhere and when unknown. */
+  readonly windowsJob?: WindowsJobInfo | undefined;
   /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */
   realpath(path: string): string;
   /** lstat kind: a symlink is reported as 'symlink', never followed. */

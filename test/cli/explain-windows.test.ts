@@ -14,8 +14,21 @@ describe('cordon explain --platform win32', () => {
     expect(r.stdout).toMatch(/refused: cordon run exits 125 on this policy without --best-effort/);
   });
 
-  it('with --net the plan is enforceable: exit 0, JSON has the spec', async () => {
-    const r = await runCli(['explain', '--platform', 'win32', '--net', '--json', '--', 'node', 'a b.js']);
+  it('with --net alone the deletes gap still refuses (125); with --best-effort: exit 0, JSON has the spec', async () => {
+    const refused = await runCli(['explain', '--platform', 'win32', '--net', '--', 'node', 'a b.js']);
+    expect(refused.code).toBe(125);
+    expect(refused.stdout).toMatch(/not enforced:\n {2}read \/: only writes an NTFS ACL governs are blocked/);
+    const r = await runCli([
+      'explain',
+      '--platform',
+      'win32',
+      '--net',
+      '--best-effort',
+      '--json',
+      '--',
+      'node',
+      'a b.js',
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect({
@@ -26,7 +39,7 @@ describe('cordon explain --platform win32', () => {
     }).toEqual({
       backend: 'windows',
       commandLine: 'node "a b.js"',
-      aces: ['allow C:/Users/user/project', 'deny C:/Users/user/project/.cordon'],
+      aces: ['allow C:/Users/user/project'],
       refusal: undefined,
     });
   });

@@ -1,6 +1,7 @@
 // Golden Windows plans: policy + command + synthetic win32 host → WindowsPlan, rendered as
 // compact text (one block per case) and pinned in a snapshot file. A refusal is a golden too:
-// its message is what the user reads.
+// its message is what the user reads; for a policy refused as unenforceable, the plan
+// --best-effort would run follows it (as `cordon explain` shows).
 import { describe, expect, it } from 'vitest';
 import { isCordonError } from '../../src/errors.ts';
 import { type SyntheticOverrides, syntheticHost } from '../../src/host/synthetic.ts';
@@ -26,42 +27,56 @@ interface Case {
   readonly host?: SyntheticOverrides;
 }
 
+function renderPlan(plan: WindowsPlan, lines: string[]): void {
+  const { spec } = plan;
+  lines.push(`commandLine: ${plan.commandLine}`, `quoting: ${spec.process.quoting}`);
+  lines.push(`executable: ${plan.executable}`, `cwd: ${spec.process.cwd}`);
+  lines.push(`token flags: ${spec.token.flags.names.join(' | ')} (0x${spec.token.flags.value.toString(16)})`);
+  lines.push(`default DACL: ${spec.token.defaultDacl}`);
+  lines.push('restricting SIDs:');
+  for (const s of spec.token.restrictingSids)
+    lines.push(`  ${s.role.padEnd(10)} ${s.sid}${s.path ? `  ${s.path}` : ''}`);
+  lines.push('ACEs:');
+  for (const a of spec.acl.aces)
+    lines.push(
+      `  ${a.type.padEnd(5)} 0x${a.rights.value.toString(16).padStart(6, '0')} ${a.inheritance.value === 3 ? 'CI|OI' : 'file '} ${a.nativePath}${a.exists ? '' : ' (missing)'}  — ${a.reason}`,
+    );
+  for (const p of spec.acl.placeholders) lines.push(`placeholder: ${p.kind} ${p.nativePath}`);
+  if (spec.privateTmp)
+    lines.push(
+      `private temp: ${spec.privateTmp.parent}/${spec.privateTmp.prefix}* → ${spec.privateTmp.env.join(', ')}`,
+    );
+  lines.push(
+    `desktop: ${spec.desktop.windowStation} window station, ${spec.desktop.name}, DACL ${spec.desktop.dacl}`,
+  );
+  lines.push(
+    `job: ${spec.job.placement}; creation flags ${spec.process.creationFlags.names.join(' | ')}; UI limits ${spec.job.uiRestrictions.names.length === 0 ? 'none' : `0x${spec.job.uiRestrictions.value.toString(16)}`}`,
+  );
+  lines.push(`env: ${Object.keys(plan.env).join(' ')}`);
+  for (const n of plan.notEnforced) lines.push(`not enforced: ${n.access} ${n.path}: ${n.reason}`);
+}
+
 function render(c: Case): string {
   const host = syntheticHost('win32', c.host ?? {});
   const lines = [`## ${c.name}`, `command: ${JSON.stringify(c.command)}`];
   const flags = { ...c.options };
   if (Object.keys(flags).length > 0) lines.push(`options: ${JSON.stringify(flags)}`);
+  const deps = { probe: () => host, platform: 'win32' as const, cwdOverride: host.cwd };
   try {
-    const prepared = preparePlan(
-      c.command,
-      { env: BASE_ENV, ...c.options },
-      { probe: () => host, platform: 'win32', cwdOverride: host.cwd },
-    );
-    const plan = prepared.plan as WindowsPlan;
-    const { spec } = plan;
-    lines.push(`commandLine: ${plan.commandLine}`, `quoting: ${spec.process.quoting}`);
-    lines.push(`executable: ${plan.executable}`, `cwd: ${spec.process.cwd}`);
-    lines.push(
-      `token flags: ${spec.token.flags.names.join(' | ')} (0x${spec.token.flags.value.toString(16)})`,
-    );
-    lines.push('restricting SIDs:');
-    for (const s of spec.token.restrictingSids)
-      lines.push(`  ${s.role.padEnd(10)} ${s.sid}${s.path ? `  ${s.path}` : ''}`);
-    lines.push('ACEs:');
-    for (const a of spec.acl.aces)
-      lines.push(
-        `  ${a.type.padEnd(5)} 0x${a.rights.value.toString(16).padStart(6, '0')} ${a.inheritance.value === 3 ? 'CI|OI' : 'file '} ${a.nativePath}${a.exists ? '' : ' (missing)'}  — ${a.reason}`,
-      );
-    for (const p of spec.acl.placeholders) lines.push(`placeholder: ${p.kind} ${p.nativePath}`);
-    if (spec.privateTmp)
-      lines.push(
-        `private temp: ${spec.privateTmp.parent}/${spec.privateTmp.prefix}* → ${spec.privateTmp.env.join(', ')}`,
-      );
-    lines.push(`env: ${Object.keys(plan.env).join(' ')}`);
-    for (const n of plan.notEnforced) lines.push(`not enforced: ${n.access} ${n.path}: ${n.reason}`);
+    renderPlan(preparePlan(c.command, { env: BASE_ENV, ...c.options }, deps).plan as WindowsPlan, lines);
   } catch (error) {
     if (!isCordonError(error)) throw error;
     lines.push(`refused (125, ${error.code}): ${error.message}`);
+    if (error.code === 'policy-unenforceable' && !c.options?.bestEffort) {
+      try {
+        const { plan } = preparePlan(c.command, { env: BASE_ENV, ...c.options, bestEffort: true }, deps);
+        lines.push('with --best-effort:');
+        renderPlan(plan as WindowsPlan, lines);
+      } catch (again) {
+        if (!isCordonError(again)) throw again;
+        lines.push(`with --best-effort, refused (125, ${again.code}): ${again.message}`);
+      }
+    }
   }
   return lines.join('\n');
 }
@@ -202,6 +217,24 @@ const CASES: Case[] = [
   },
   { name: 'program name with a quote is refused', command: ['a"b.exe'], options: { network: true } },
   {
+    name: 'cordon inside a job that allows breakaway: the command leaves it, UI limits kept',
+    command: ['npm', 'test'],
+    options: { network: true, bestEffort: true },
+    host: { files: dir(`${CWD}/.git`), windowsJob: { inJob: true, breakawayAllowed: true } },
+  },
+  {
+    name: 'cordon inside a job without breakaway (OpenSSH, Task Scheduler): nested job, UI limits dropped and listed',
+    command: ['npm', 'test'],
+    options: { network: true, bestEffort: true },
+    host: { files: dir(`${CWD}/.git`), windowsJob: { inJob: true, breakawayAllowed: false } },
+  },
+  {
+    name: 'an existing .cordon is write-protected; a missing one gets no placeholder',
+    command: ['tool'],
+    options: { network: true, bestEffort: true },
+    host: { files: dir(`${CWD}/.cordon`) },
+  },
+  {
     name: '--clear-env: SystemRoot comes back; Path is dropped (core keeps PATH case-sensitively)',
     command: ['node', '-v'],
     options: { network: true, clearEnv: true },
@@ -214,11 +247,11 @@ describe('Windows plans (golden)', () => {
     await expect(text).toMatchFileSnapshot('./__snapshots__/windows-plans.txt');
   });
 
-  it('prints the full spec as JSON for the default profile with --net', async () => {
+  it('prints the full spec as JSON for the default profile with --net --best-effort', async () => {
     const host = syntheticHost('win32', { files: dir(`${CWD}/.git`) });
     const { plan } = preparePlan(
       ['git', 'status'],
-      { env: { Path: 'C:\\Windows' }, network: true },
+      { env: { Path: 'C:\\Windows' }, network: true, bestEffort: true },
       { probe: () => host, platform: 'win32', cwdOverride: host.cwd },
     );
     await expect(`${JSON.stringify(plan, null, 2)}\n`).toMatchFileSnapshot(

@@ -8,8 +8,7 @@ import {
   parentOf,
   toNativePath,
 } from '../../src/plan/windows/paths.ts';
-import { grantsWriteTo, hasExplicitAce, parseDaclAces } from '../../src/plan/windows/sddl.ts';
-import { deriveCordonSid } from '../../src/plan/windows/sid.ts';
+import { deriveCordonSid, desktopNameFromBytes, runSidFromBytes } from '../../src/plan/windows/sid.ts';
 
 describe('canonicalWindowsPath', () => {
   it.each([
@@ -74,12 +73,22 @@ describe('paths', () => {
 });
 
 describe('deriveCordonSid', () => {
-  it('is a deterministic, case-insensitive S-1-5-21 SID per role and path', () => {
+  it('is a deterministic, case-insensitive resource-manager SID per role and path, never account-shaped', () => {
     const sid = deriveCordonSid('write-root', 'C:/Users/user/project');
-    expect(sid).toMatch(/^S-1-5-21-\d+-\d+-\d+-\d+$/);
+    expect(sid).toMatch(/^S-1-9-1-\d+-\d+-\d+-\d+$/);
+    expect(deriveCordonSid('carve-out', 'C:/Users/user/project')).toMatch(/^S-1-9-2-/);
+    expect(sid.startsWith('S-1-5-21-')).toBe(false);
     expect(deriveCordonSid('write-root', 'c:/users/USER/project')).toBe(sid);
     expect(deriveCordonSid('carve-out', 'C:/Users/user/project')).not.toBe(sid);
     expect(deriveCordonSid('write-root', 'C:/Users/user/project2')).not.toBe(sid);
+  });
+  it('builds the per-run SID and the desktop name from all 128 random bits', () => {
+    const bytes = Uint8Array.from({ length: 16 }, (_, i) => i * 17);
+    expect([runSidFromBytes(bytes), desktopNameFromBytes(bytes)]).toEqual([
+      `S-1-9-3-${[0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc].join('-')}`,
+      'cordon-00112233445566778899aabbccddeeff',
+    ]);
+    expect(() => runSidFromBytes(new Uint8Array(8))).toThrow(RangeError);
   });
 });
 
@@ -103,28 +112,6 @@ describe('Windows environment', () => {
   });
 });
 
-describe('SDDL DACL reading', () => {
-  const sid = 'S-1-5-21-1-2-3-4';
-  const sddl = `O:S-1-5-21-9G:S-1-5-21-9D:PAI(D;OICI;0xd0156;;;${sid})(A;OICI;0x1301bf;;;${sid})(A;OICIID;FA;;;SY)(A;ID;FR;;;WD)S:(ML;;NW;;;LW)`;
-  it('parses the D: part only', () => {
-    expect(parseDaclAces(sddl).map((a) => [a.type, a.flags.join(''), a.rights, a.sid])).toEqual([
-      ['D', 'OICI', 0xd0156, sid],
-      ['A', 'OICI', 0x1301bf, sid],
-      ['A', 'OICIID', 0x1f01ff, 'SY'],
-      ['A', 'ID', 0x120089, 'WD'],
-    ]);
-  });
-  it('finds explicit ACEs and ignores inherited or different ones', () => {
-    expect(hasExplicitAce(sddl, { type: 'deny', sid, rights: 0xd0156 })).toBe(true);
-    expect(hasExplicitAce(sddl, { type: 'allow', sid: sid.toLowerCase(), rights: 0x1301bf })).toBe(true);
-    expect(hasExplicitAce(sddl, { type: 'allow', sid, rights: 0x1200a9 })).toBe(false);
-    expect(
-      hasExplicitAce(sddl.replace('(A;OICI;', '(A;OICIID;'), { type: 'allow', sid, rights: 0x1301bf }),
-    ).toBe(false);
-    expect(hasExplicitAce('D:', { type: 'allow', sid, rights: 1 })).toBe(false);
-  });
-});
-
 describe('toPolicyPath (Windows probe)', () => {
   it.each([
     ['C:\\Users\\me\\', 'C:/Users/me'],
@@ -134,16 +121,5 @@ describe('toPolicyPath (Windows probe)', () => {
     ['\\\\srv\\share', '//srv/share'],
   ])('%s → %s', (native, policy) => {
     expect(toPolicyPath(native)).toBe(policy);
-  });
-});
-
-describe('grantsWriteTo (world-writable audit)', () => {
-  it('flags allow ACEs with write-like rights for the given SIDs only', () => {
-    expect(grantsWriteTo('D:(A;OICI;0x1200a9;;;WD)(A;OICI;FA;;;SY)', ['WD', 'S-1-1-0'])).toBe(false);
-    expect(grantsWriteTo('D:(A;OICI;FA;;;WD)', ['WD'])).toBe(true);
-    expect(grantsWriteTo('D:(A;OICIIO;0x2;;;WD)', ['WD'])).toBe(true);
-    expect(grantsWriteTo('D:(A;;0x1301bf;;;S-1-5-5-0-1)', ['WD', 'S-1-5-5-0-1'])).toBe(true);
-    expect(grantsWriteTo('D:(D;OICI;FA;;;WD)(A;OICI;FR;;;WD)', ['WD'])).toBe(false);
-    expect(grantsWriteTo('D:(A;OICI;FA;;;AU)', ['WD'])).toBe(false);
   });
 });

@@ -1,9 +1,11 @@
-// Applies the plan's ACEs to files: GetNamedSecurityInfoW reads the DACL; when the wanted
-// explicit ACE is already there (sddl.ts) nothing is written, otherwise SetEntriesInAclW merges
-// it (GRANT_ACCESS for allow, DENY_ACCESS for deny; Windows orders deny before allow) and
-// SetNamedSecurityInfoW writes it, which makes Windows propagate the inheritable ACE through
-// the subtree. ACEs persist (docs/windows.md "ACE persistence"): the first run on a tree
-// pays the propagation, later runs pay one DACL read per root.
+// Applies the plan's ACEs to files. GetNamedSecurityInfoW reads the DACL, which is walked as
+// binary ACEs (GetAclInformation + GetAce, rights through MapGenericMask with the file generic
+// mapping; dacl.ts decides), never parsed as SDDL text. When the wanted explicit ACE is already
+// there nothing is written; otherwise SetEntriesInAclW merges it (GRANT_ACCESS for allow,
+// DENY_ACCESS for deny; Windows orders deny before allow) and SetNamedSecurityInfoW writes it,
+// which makes Windows propagate the inheritable ACE through the subtree. ACEs persist
+// (docs/windows.md "ACE persistence"): the first run on a tree pays the propagation, later
+// runs pay one DACL read per root.
 
 import {
   allocBytes,
@@ -14,7 +16,7 @@ import {
   readWide,
   type Win32,
 } from '../../native/win32.ts';
-import { hasExplicitAce } from '../../plan/windows/sddl.ts';
+import { type AceEntry, type Dacl, hasExplicitAce } from '../../plan/windows/dacl.ts';
 
 const SE_FILE_OBJECT = 1;
 const DACL_SECURITY_INFORMATION = 0x4;
@@ -23,6 +25,11 @@ const DENY_ACCESS = 3;
 const TRUSTEE_IS_SID = 0;
 const TRUSTEE_IS_UNKNOWN = 0;
 const EXPLICIT_ACCESS_SIZE = 48;
+const ACL_SIZE_INFORMATION_CLASS = 2;
+/** FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_GENERIC_EXECUTE, FILE_ALL_ACCESS (winnt.h). */
+const FILE_GENERIC_MAPPING = [0x120089, 0x120116, 0x1200a0, 0x1f01ff] as const;
+/** Object ACE types (5–8, 11, 12, 15, 16) carry a Flags field and optional GUIDs before the SID. */
+const OBJECT_ACE_TYPES = new Set([5, 6, 7, 8, 11, 12, 15, 16]);
 
 export interface AceRequest {
   readonly nativePath: string;
@@ -38,8 +45,49 @@ export interface AceResult {
   readonly ms: number;
 }
 
-/** The DACL of a file as SDDL text. */
-export function readDaclSddl(w: Win32, nativePath: string): string {
+function sidText(w: Win32, sid: Ptr): string {
+  const out = [null];
+  if (w.adv['ConvertSidToStringSidW']!(sid, out) === 0) return '';
+  const text = readWide(w, out[0] as unknown as Ptr);
+  w.k32['LocalFree']!(out[0]);
+  return text;
+}
+
+/** The ACEs of a binary ACL, generic rights mapped; null for a NULL DACL (pointer 0). */
+export function readAcl(w: Win32, acl: Ptr | null): Dacl {
+  if (acl === null || acl === 0n) return null;
+  const size = allocBytes(w, 12);
+  const mapping = allocBytes(w, 16);
+  try {
+    check(w, 'GetAclInformation', w.adv['GetAclInformation']!(acl, size.ptr, 12, ACL_SIZE_INFORMATION_CLASS));
+    for (const [i, value] of FILE_GENERIC_MAPPING.entries()) mapping.view.writeUInt32LE(value, i * 4);
+    const count = size.view.readUInt32LE(0);
+    const aces: AceEntry[] = [];
+    for (let i = 0; i < count; i++) {
+      const out = [null];
+      check(w, `GetAce(${i})`, w.adv['GetAce']!(acl, i, out));
+      const ace = out[0] as unknown as Ptr;
+      const head = Buffer.from(w.koffi.view(ace, 12));
+      const type = head.readUInt8(0);
+      const flags = head.readUInt8(1);
+      const mask = [head.readUInt32LE(4)];
+      w.adv['MapGenericMask']!(mask, mapping.ptr);
+      let sidOffset = 8;
+      if (OBJECT_ACE_TYPES.has(type)) {
+        const objectFlags = head.readUInt32LE(8);
+        sidOffset = 12 + (objectFlags & 1 ? 16 : 0) + (objectFlags & 2 ? 16 : 0);
+      }
+      aces.push({ type, flags, mask: mask[0]! >>> 0, sid: sidText(w, ace + BigInt(sidOffset)) });
+    }
+    return aces;
+  } finally {
+    freeBytes(w, size.ptr);
+    freeBytes(w, mapping.ptr);
+  }
+}
+
+/** The DACL of a file or directory, as binary ACEs (null: a NULL DACL, everyone has every right). */
+export function readDacl(w: Win32, nativePath: string): Dacl {
   const dacl = [null];
   const sd = [null];
   checkCode(
@@ -56,31 +104,45 @@ export function readDaclSddl(w: Win32, nativePath: string): string {
     ),
   );
   try {
-    const text = [null];
-    check(
-      w,
-      'ConvertSecurityDescriptorToStringSecurityDescriptorW',
-      w.adv['ConvertSecurityDescriptorToStringSecurityDescriptorW']!(
-        sd[0],
-        1,
-        DACL_SECURITY_INFORMATION,
-        text,
-        null,
-      ),
-    );
-    const sddl = readWide(w, text[0] as unknown as Ptr);
-    w.k32['LocalFree']!(text[0]);
-    return sddl;
+    return readAcl(w, (dacl[0] as unknown as Ptr | null) ?? null);
   } finally {
     w.k32['LocalFree']!(sd[0]);
   }
 }
 
-export function ensureAce(w: Win32, ace: AceRequest, now: () => number): AceResult {
+/** SE_OBJECT_TYPE values for readObjectDacl (accctrl.h). */
+export const SE_OBJECT = { KERNEL: 6, WINDOW: 7 } as const;
+
+/** The DACL of an open kernel or window object (token, process, window station, desktop). */
+export function readObjectDacl(w: Win32, handle: Ptr, type: number): Dacl {
+  const dacl = [null];
+  const sd = [null];
+  checkCode(
+    'GetSecurityInfo',
+    w.adv['GetSecurityInfo']!(handle, type, DACL_SECURITY_INFORMATION, null, null, dacl, null, sd),
+  );
+  try {
+    return readAcl(w, (dacl[0] as unknown as Ptr | null) ?? null);
+  } finally {
+    w.k32['LocalFree']!(sd[0]);
+  }
+}
+
+/**
+ * Makes sure the ACE is on the object. `beforeApply` runs only when it must be written (the
+ * first run on a tree): the launcher checks there that propagation cannot leave the root.
+ */
+export function ensureAce(w: Win32, ace: AceRequest, now: () => number, beforeApply?: () => void): AceResult {
   const started = now();
-  if (hasExplicitAce(readDaclSddl(w, ace.nativePath), ace)) {
+  const current = readDacl(w, ace.nativePath);
+  if (current === null)
+    throw new Error(
+      `${ace.nativePath} has a NULL DACL (no access control at all): merging an ACE into it would replace it and lock every other user out — give it a real DACL first (icacls "${ace.nativePath}" /reset)`,
+    );
+  if (hasExplicitAce(current, ace)) {
     return { path: ace.nativePath, applied: false, ms: now() - started };
   }
+  beforeApply?.();
   const daclOut = [null];
   const sdOut = [null];
   checkCode(

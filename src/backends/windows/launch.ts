@@ -1,7 +1,7 @@
 // The Windows launcher (impure edge): runs a WindowsPlan. In order:
 //   1. private temp dir, placeholders for missing carve-outs, ACEs (acl.ts; idempotent)
-//   2. restricted token (token.ts), world-writable audit (audit.ts), a private desktop whose
-//      DACL admits the logon SID
+//   2. restricted token (token.ts; IsTokenRestricted must say yes), world-writable audit
+//      (audit.ts), a private window station + desktop for this run's SID (start-process.ts)
 //   3. stdin = NUL, stdout/stderr = anonymous pipes; only these three handles are inheritable
 //      to the child (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)
 //   4. CreateProcessAsUserW suspended → AssignProcessToJobObject (KILL_ON_JOB_CLOSE, UI limits)
@@ -28,7 +28,7 @@ import { auditWorldWritable } from './audit.ts';
 import { type Cleanup, prepareFiles, refuseNetworkDrives } from './prepare-files.ts';
 import { resolveWindowsProgram } from './resolve-program.ts';
 import { startInJob, TERMINATED_EXIT } from './start-process.ts';
-import { createRestrictedToken } from './token.ts';
+import { assertRestricted, createRestrictedToken, drawRunIdentity } from './token.ts';
 
 const INFINITE = 0xffffffff;
 const READ_CHUNK = 64 * 1024;
@@ -41,10 +41,16 @@ export interface WindowsLaunchRequest {
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
   readonly onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
   readonly drainMs?: number | undefined;
-  /** cordon's own environment (SystemRoot for cmd.exe, SSH_* to skip the private desktop). */
+  /** cordon's own environment (SystemRoot for cmd.exe; SystemDrive, PUBLIC, ProgramData for the audit). */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   /** Called with what was done to the file system (ACE timings), for --verbose and benches. */
   readonly onAcl?: ((results: readonly AceResult[]) => void) | undefined;
+  /**
+   * Wine lane only (test/wine): Wine ignores restricting SIDs, so IsTokenRestricted says no and
+   * every run is refused; the lane sets this to exercise the plumbing after that check. run.ts
+   * never sets it.
+   */
+  readonly acceptUnrestrictedToken?: 'wine-plumbing-lane' | undefined;
 }
 
 function wrapSetupError(error: unknown): never {
@@ -142,6 +148,7 @@ export async function launchWindowsPlan(
     refuseNetworkDrives(w, plan);
     const { env, tmpSid } = prepareFiles(w, plan, cleanups, request.onAcl);
     // 2. token and desktop
+    const { runSid, desktopName } = drawRunIdentity();
     token = createRestrictedToken(
       w,
       plan.spec.token.flags.value,
@@ -150,13 +157,14 @@ export async function launchWindowsPlan(
       plan.spec.token.defaultDacl,
       (entry) =>
         entry.sid === '{private-tmp}' ? tmpSid : entry.sid.startsWith('S-') ? entry.sid : undefined,
+      runSid,
     );
+    if (request.acceptUnrestrictedToken !== 'wine-plumbing-lane') assertRestricted(token);
     const t = token;
     cleanups.push(() => t.close());
     const audited = auditWorldWritable(w, {
       sid: plan.spec.audit.sid,
       maxEntries: plan.spec.audit.maxEntries,
-      budgetMs: plan.spec.audit.budgetMs,
       writableRoots: [
         ...plan.spec.acl.aces.filter((a) => a.type === 'allow').map((a) => a.nativePath),
         ...(env['TEMP'] && plan.spec.privateTmp ? [env['TEMP']] : []),
@@ -165,14 +173,16 @@ export async function launchWindowsPlan(
         .split(';')
         .filter((d) => d.trim() !== ''),
       hostEnv: request.hostEnv,
-      logonSid: token.logonSid,
     });
-    request.onAcl?.(audited);
+    request.onAcl?.(audited.results);
     const started = startInJob(
       w,
       {
         token: token.token,
-        logonSid: token.logonSid,
+        userSid: token.userSid,
+        runSid,
+        desktopName,
+        desktopDacl: plan.spec.desktop.dacl,
         application,
         commandLine,
         env,
@@ -180,7 +190,6 @@ export async function launchWindowsPlan(
         creationFlags: plan.spec.process.creationFlags.value,
         jobLimits: plan.spec.job.limits.value,
         uiRestrictions: plan.spec.job.uiRestrictions.value,
-        hostEnv: request.hostEnv,
       },
       cleanups,
     );

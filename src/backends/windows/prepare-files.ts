@@ -1,6 +1,7 @@
 // File-system side of a Windows run: refuses network drives, creates the private temp dir and
 // the placeholders for missing carve-outs, and makes sure every ACE of the plan is in place
-// (acl.ts; idempotent). Each step registers its undo in `cleanups`.
+// (acl.ts; idempotent). Before an allow ACE is first written, the root is checked for links
+// that propagation could follow outside (links.ts). Each step registers its undo in `cleanups`.
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { win32 as winPath } from 'node:path';
 import { CordonError } from '../../errors.ts';
@@ -9,6 +10,7 @@ import type { WindowsPlan } from '../../plan/types.ts';
 import { deriveCordonSid } from '../../plan/windows/sid.ts';
 import { ALLOW_WRITE_RIGHTS, INHERIT_CONTAINERS_AND_OBJECTS, rightsMask } from '../../plan/windows/spec.ts';
 import { type AceResult, ensureAce } from './acl.ts';
+import { refuseEscapingLinks } from './links.ts';
 
 export type Cleanup = () => void;
 
@@ -83,9 +85,14 @@ export function prepareFiles(
     });
   }
   const results: AceResult[] = [];
+  const writableRoots = aces.filter((a) => a.type === 'allow').map((a) => a.nativePath);
   for (const ace of aces) {
     if (!exists(ace.nativePath)) continue; // vanished since planning: nothing to grant or protect
-    results.push(ensureAce(w, ace, () => performance.now()));
+    const check =
+      ace.type === 'allow' && ace.inheritance !== 0
+        ? () => refuseEscapingLinks(ace.nativePath, writableRoots)
+        : undefined;
+    results.push(ensureAce(w, ace, () => performance.now(), check));
   }
   onAcl?.(results);
   return { env, tmpSid };

@@ -1,8 +1,10 @@
-// Process side of a Windows run: a private desktop whose DACL admits the logon SID (skipped
-// over SSH), stdin = NUL and two pipes with only the child's three ends inheritable and listed
-// in PROC_THREAD_ATTRIBUTE_HANDLE_LIST, a job object with the plan's limits, then
-// CreateProcessAsUserW suspended → AssignProcessToJobObject → ResumeThread. Struct offsets:
-// see native/win32.ts. Each step registers its undo in `cleanups`.
+// Process side of a Windows run: a private window station holding a private desktop (random
+// 128-bit name; DACL SYSTEM + user + per-run SID, so neither the logon SID nor another sandbox
+// gets in, and the command's own objects are not reachable from the user's desktop), stdin =
+// NUL and two pipes with only the child's three ends inheritable and listed in
+// PROC_THREAD_ATTRIBUTE_HANDLE_LIST, a job object with the plan's limits, then
+// CreateProcessAsUserW suspended → AssignProcessToJobObject → IsProcessInJob → ResumeThread.
+// Struct offsets: see native/win32.ts. Each step registers its undo in `cleanups`.
 
 import type { SpawnFailure } from '../../exec/spawn.ts';
 import {
@@ -17,7 +19,7 @@ import {
 } from '../../native/win32.ts';
 import { sortedEnvBlock } from '../../plan/windows/env.ts';
 import type { Cleanup } from './prepare-files.ts';
-import { securityDescriptorFromSddl } from './token.ts';
+import { fillSddl, securityDescriptorFromSddl } from './token.ts';
 
 const GENERIC_READ = 0x80000000;
 const GENERIC_ALL = 0x10000000;
@@ -25,13 +27,19 @@ const OPEN_EXISTING = 3;
 const HANDLE_FLAG_INHERIT = 1;
 const STARTF_USESTDHANDLES = 0x100;
 const PROC_THREAD_ATTRIBUTE_HANDLE_LIST = 0x20002;
+const WINSTA_ALL_ACCESS = 0xf037f;
 const JOB_EXTENDED_LIMIT_CLASS = 9;
 const JOB_UI_RESTRICTIONS_CLASS = 4;
 export const TERMINATED_EXIT = 1;
 
 export interface StartInput {
   readonly token: Ptr;
-  readonly logonSid: string | undefined;
+  readonly userSid: string;
+  readonly runSid: string;
+  /** Name of the private window station and of its desktop (128 random bits). */
+  readonly desktopName: string;
+  /** SDDL template ({user}, {run}) for both. */
+  readonly desktopDacl: string;
   readonly application: string;
   readonly commandLine: string;
   readonly env: Readonly<Record<string, string>>;
@@ -39,7 +47,6 @@ export interface StartInput {
   readonly creationFlags: number;
   readonly jobLimits: number;
   readonly uiRestrictions: number;
-  readonly hostEnv: Readonly<Record<string, string | undefined>>;
 }
 
 export type Started =
@@ -58,22 +65,52 @@ export function closeHandle(w: Win32, h: Ptr | null | undefined): void {
   if (!isNullHandle(h)) w.k32['CloseHandle']!(h);
 }
 
-export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): Started {
-  let desktopName: Ptr | null = null;
-  const ssh = ['SSH_CONNECTION', 'SSH_CLIENT', 'SSH_TTY'].some((k) => (input.hostEnv[k] ?? '') !== '');
-  if (!ssh) {
-    const name = `cordon-${process.pid}-${Math.floor(performance.now()).toString(36)}`;
-    const { sd } = securityDescriptorFromSddl(w, `D:(A;;GA;;;SY)(A;;GA;;;${input.logonSid ?? 'WD'})`);
-    const sa = inheritableAttributes(w, sd, false);
-    const desktop = w.user['CreateDesktopW']!(name, null, null, 0, GENERIC_ALL, sa.ptr);
+export interface PrivateDesktop {
+  /** "<station>\\<desktop>" in stable memory, for STARTUPINFO.lpDesktop. */
+  readonly name: Ptr;
+  readonly winsta: Ptr;
+  readonly desktop: Ptr;
+}
+
+/**
+ * A window station and a desktop in it, both private to this run. CreateDesktopW creates the
+ * desktop on the calling process's window station, so cordon switches to the new one for that
+ * call and always switches back.
+ */
+export function createPrivateDesktop(
+  w: Win32,
+  input: Pick<StartInput, 'desktopName' | 'desktopDacl' | 'userSid' | 'runSid'>,
+  cleanups: Cleanup[],
+): PrivateDesktop {
+  const { sd } = securityDescriptorFromSddl(w, fillSddl(input.desktopDacl, input.userSid, input.runSid));
+  const sa = inheritableAttributes(w, sd, false);
+  try {
+    const winsta = w.user['CreateWindowStationW']!(input.desktopName, 0, WINSTA_ALL_ACCESS, sa.ptr);
+    if (isNullHandle(winsta)) throw new Win32Error('CreateWindowStationW', w.k32['GetLastError']!());
+    cleanups.push(() => w.user['CloseWindowStation']!(winsta));
+    const previous = w.user['GetProcessWindowStation']!();
+    if (isNullHandle(previous)) throw new Win32Error('GetProcessWindowStation', w.k32['GetLastError']!());
+    check(w, 'SetProcessWindowStation(private)', w.user['SetProcessWindowStation']!(winsta));
+    let desktop: Ptr;
+    try {
+      desktop = w.user['CreateDesktopW']!(input.desktopName, null, null, 0, GENERIC_ALL, sa.ptr);
+      if (isNullHandle(desktop)) throw new Win32Error('CreateDesktopW', w.k32['GetLastError']!());
+    } finally {
+      check(w, 'SetProcessWindowStation(previous)', w.user['SetProcessWindowStation']!(previous));
+    }
+    const d = desktop;
+    cleanups.push(() => w.user['CloseDesktop']!(d));
+    const name = allocWide(w, `${input.desktopName}\\${input.desktopName}`);
+    cleanups.push(() => freeBytes(w, name));
+    return { name, winsta, desktop };
+  } finally {
     freeBytes(w, sa.ptr);
     w.k32['LocalFree']!(sd);
-    if (isNullHandle(desktop)) throw new Win32Error('CreateDesktopW', w.k32['GetLastError']!());
-    cleanups.push(() => w.user['CloseDesktop']!(desktop));
-    desktopName = allocWide(w, `WinSta0\\${name}`);
-    const dn = desktopName;
-    cleanups.push(() => freeBytes(w, dn));
   }
+}
+
+export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): Started {
+  const desktopName = createPrivateDesktop(w, input, cleanups).name;
 
   // 3. stdio
   const inherit = inheritableAttributes(w, undefined, true);
@@ -126,7 +163,7 @@ export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): St
   const si = allocBytes(w, 112);
   cleanups.push(() => freeBytes(w, si.ptr));
   si.view.writeUInt32LE(112, 0);
-  si.view.writeBigUInt64LE(desktopName ?? 0n, 16);
+  si.view.writeBigUInt64LE(desktopName, 16);
   si.view.writeUInt32LE(STARTF_USESTDHANDLES, 60);
   for (const [i, h] of childEnds.entries()) si.view.writeBigUInt64LE(h, 80 + i * 8);
   si.view.writeBigUInt64LE(list.ptr, 104);
@@ -145,14 +182,17 @@ export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): St
     'SetInformationJobObject(ExtendedLimit)',
     w.k32['SetInformationJobObject']!(job, JOB_EXTENDED_LIMIT_CLASS, limits.ptr, 144),
   );
-  const ui = allocBytes(w, 4);
-  cleanups.push(() => freeBytes(w, ui.ptr));
-  ui.view.writeUInt32LE(input.uiRestrictions, 0);
-  check(
-    w,
-    'SetInformationJobObject(BasicUIRestrictions)',
-    w.k32['SetInformationJobObject']!(job, JOB_UI_RESTRICTIONS_CLASS, ui.ptr, 4),
-  );
+  if (input.uiRestrictions !== 0) {
+    // Not on a job nested in cordon's own: AssignProcessToJobObject refuses UI limits there.
+    const ui = allocBytes(w, 4);
+    cleanups.push(() => freeBytes(w, ui.ptr));
+    ui.view.writeUInt32LE(input.uiRestrictions, 0);
+    check(
+      w,
+      'SetInformationJobObject(BasicUIRestrictions)',
+      w.k32['SetInformationJobObject']!(job, JOB_UI_RESTRICTIONS_CLASS, ui.ptr, 4),
+    );
+  }
 
   const cmdline = allocWide(w, input.commandLine);
   cleanups.push(() => freeBytes(w, cmdline));
@@ -168,14 +208,14 @@ export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): St
     cmdline,
     null,
     null,
-    true,
+    1,
     input.creationFlags,
     envMem.ptr,
     input.cwd,
     si.ptr,
     pi.ptr,
   );
-  if (!created) {
+  if (created === 0) {
     const code = w.k32['GetLastError']!() as number;
     const message = new Win32Error('CreateProcessAsUserW', code).message;
     if (code === 2 || code === 3) return { started: false, failure: 'not-found', message };
@@ -188,11 +228,16 @@ export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): St
   const pid = pi.view.readUInt32LE(16);
   const proc = hProcess;
   cleanups.push(() => closeHandle(w, proc));
-  if (!w.k32['AssignProcessToJobObject']!(job, hProcess)) {
-    const code = w.k32['GetLastError']!() as number;
+  const inJob = [0];
+  const assigned = w.k32['AssignProcessToJobObject']!(job, hProcess) !== 0;
+  const code = assigned ? 0 : (w.k32['GetLastError']!() as number);
+  if (!assigned || w.k32['IsProcessInJob']!(hProcess, job, inJob) === 0 || inJob[0] === 0) {
     w.k32['TerminateProcess']!(hProcess, TERMINATED_EXIT);
     closeHandle(w, hThread);
-    throw new Win32Error('AssignProcessToJobObject', code);
+    throw new Win32Error(
+      assigned ? 'IsProcessInJob (the process is not in its job)' : 'AssignProcessToJobObject',
+      code,
+    );
   }
   const resumed = w.k32['ResumeThread']!(hThread) as number;
   closeHandle(w, hThread);

@@ -1,8 +1,12 @@
 // The restricted token: OpenProcessToken on cordon's own process, CreateRestrictedToken with
-// the plan's flags and restricting SIDs (write roots, carve-outs, the logon SID, Everyone, in
-// that order), then TokenDefaultDacl from the plan's SDDL so shells can create their pipes and
-// objects. The logon SID is read from the token's groups (SE_GROUP_LOGON_ID).
+// the plan's flags and restricting SIDs (write roots, carve-outs, the per-run SID, Everyone, in
+// that order), then TokenDefaultDacl from the plan's SDDL — SYSTEM, the user's SID (TokenUser)
+// and the per-run SID — so shells can create their pipes and objects while another sandbox
+// (which lacks this run's SID) fails the restricted pass on them. IsTokenRestricted must say
+// yes before anything runs with it (assertRestricted).
 
+import { randomBytes } from 'node:crypto';
+import { CordonError } from '../../errors.ts';
 import {
   allocBytes,
   check,
@@ -13,6 +17,7 @@ import {
   type Win32,
   Win32Error,
 } from '../../native/win32.ts';
+import { desktopNameFromBytes, runSidFromBytes } from '../../plan/windows/sid.ts';
 import type { RestrictingSid } from '../../plan/windows/spec.ts';
 
 const TOKEN_ASSIGN_PRIMARY = 0x1;
@@ -21,6 +26,7 @@ const TOKEN_QUERY = 0x8;
 const TOKEN_ADJUST_PRIVILEGES = 0x20;
 const TOKEN_ADJUST_DEFAULT = 0x80;
 const TOKEN_ADJUST_SESSIONID = 0x100;
+const TOKEN_USER_CLASS = 1;
 const TOKEN_GROUPS_CLASS = 2;
 const TOKEN_DEFAULT_DACL_CLASS = 6;
 const SE_GROUP_LOGON_ID = 0xc0000000;
@@ -28,13 +34,41 @@ const SDDL_REVISION_1 = 1;
 
 export interface RestrictedToken {
   readonly token: Ptr;
-  readonly logonSid: string | undefined;
+  /** The token's user SID (TokenUser), granted in the default DACL, window station and desktop. */
+  readonly userSid: string;
   /** IsTokenRestricted on the new token (false under Wine, which ignores restricting SIDs). */
   readonly restricted: boolean;
   close(): void;
 }
 
-/** The logon SID string of a token, or undefined when the token has none. */
+/** The user SID of a token (TokenUser). */
+export function readUserSid(w: Win32, token: Ptr): string {
+  const needed = [0];
+  w.adv['GetTokenInformation']!(token, TOKEN_USER_CLASS, null, 0, needed);
+  if (needed[0] === 0) throw new Win32Error('GetTokenInformation(TokenUser)', w.k32['GetLastError']!());
+  const { ptr, view } = allocBytes(w, needed[0]!);
+  try {
+    check(
+      w,
+      'GetTokenInformation(TokenUser)',
+      w.adv['GetTokenInformation']!(token, TOKEN_USER_CLASS, ptr, needed[0], needed),
+    );
+    const out = [null];
+    check(w, 'ConvertSidToStringSidW', w.adv['ConvertSidToStringSidW']!(view.readBigUInt64LE(0), out));
+    const text = readWide(w, out[0] as unknown as Ptr);
+    w.k32['LocalFree']!(out[0]);
+    return text;
+  } finally {
+    freeBytes(w, ptr);
+  }
+}
+
+/** Fills {user} and {run} in an SDDL template (default DACL, window station, desktop). */
+export function fillSddl(template: string, userSid: string, runSid: string): string {
+  return template.replaceAll('{user}', userSid).replaceAll('{run}', runSid);
+}
+
+/** The logon SID string of a token, or undefined when the token has none (doctor reports it). */
 export function readLogonSid(w: Win32, token: Ptr): string | undefined {
   const needed = [0];
   w.adv['GetTokenInformation']!(token, TOKEN_GROUPS_CLASS, null, 0, needed);
@@ -87,6 +121,7 @@ export function createRestrictedToken(
   sids: readonly RestrictingSid[],
   defaultDaclSddl: string,
   resolveSid: (sid: RestrictingSid) => string | undefined,
+  runSid: string,
 ): RestrictedToken {
   const baseOut = [null];
   check(
@@ -108,14 +143,11 @@ export function createRestrictedToken(
   let array: Ptr | undefined;
   let descriptor: Ptr | undefined;
   try {
-    const logonSid = readLogonSid(w, base);
+    const userSid = readUserSid(w, base);
     const texts: string[] = [];
     for (const entry of sids) {
-      const text = entry.role === 'logon' ? logonSid : resolveSid(entry);
-      if (text === undefined) {
-        if (entry.role === 'logon') continue; // no logon session SID (services, Wine): the others still restrict
-        throw new Error(`no SID for restricting entry ${entry.sid}`);
-      }
+      const text = entry.role === 'run' ? runSid : resolveSid(entry);
+      if (text === undefined) throw new Error(`no SID for restricting entry ${entry.sid}`);
       texts.push(text);
     }
     for (const text of texts) {
@@ -154,7 +186,7 @@ export function createRestrictedToken(
       ),
     );
     const token = out[0] as unknown as Ptr;
-    const daclText = defaultDaclSddl.replace('{logon}', logonSid ?? 'S-1-1-0');
+    const daclText = fillSddl(defaultDaclSddl, userSid, runSid);
     const { sd, dacl } = securityDescriptorFromSddl(w, daclText);
     descriptor = sd;
     const info = allocBytes(w, 8);
@@ -168,10 +200,10 @@ export function createRestrictedToken(
     } finally {
       freeBytes(w, info.ptr);
     }
-    const restricted = Boolean(w.adv['IsTokenRestricted']!(token));
+    const restricted = w.adv['IsTokenRestricted']!(token) !== 0;
     return {
       token,
-      logonSid,
+      userSid,
       restricted,
       close: () => {
         if (!isNullHandle(token)) w.k32['CloseHandle']!(token);
@@ -183,4 +215,22 @@ export function createRestrictedToken(
     freeBytes(w, array);
     w.k32['CloseHandle']!(base);
   }
+}
+
+/**
+ * Refuses to go on with a token Windows does not consider restricted (Wine, for one, ignores
+ * restricting SIDs): a command started with it would run unconfined.
+ */
+export function assertRestricted(token: RestrictedToken): void {
+  if (token.restricted) return;
+  token.close();
+  throw new CordonError(
+    'backend-unavailable',
+    'IsTokenRestricted says the restricted token cordon made has no restricting SIDs, so nothing would stop the command from writing — nothing was run; this Windows (or compatibility layer, such as Wine) does not honour restricted tokens; cordon doctor shows the check',
+  );
+}
+
+/** A fresh per-run SID and window station/desktop name, 128 random bits each. */
+export function drawRunIdentity(): { runSid: string; desktopName: string } {
+  return { runSid: runSidFromBytes(randomBytes(16)), desktopName: desktopNameFromBytes(randomBytes(16)) };
 }

@@ -13,8 +13,12 @@
 //   Unenforceable elements refuse the run (125, all named at once) unless --best-effort, which
 //   lists them in plan.notEnforced. Rules on UNC shares that need an ACE are refused the same
 //   way (the server checks the user, not the local restricted token).
-//   4. Token: DISABLE_MAX_PRIVILEGE | LUA_TOKEN | WRITE_RESTRICTED; restricting SIDs in the
-//      order write-roots, carve-outs, logon SID, Everyone. Job: KILL_ON_JOB_CLOSE, UI limits.
+//   4. What the design cannot hold whatever the policy (gaps.ts): deletes and renames outside
+//      the roots and of carve-outs, writes no local ACL governs — refused the same way.
+//   5. Token: DISABLE_MAX_PRIVILEGE | LUA_TOKEN | WRITE_RESTRICTED; restricting SIDs in the
+//      order write-roots, carve-outs, the per-run SID, Everyone, RESTRICTED (not the logon SID). Default
+//      DACL, window station and desktop: SYSTEM + user + per-run SID. Job: KILL_ON_JOB_CLOSE,
+//      UI limits unless nested in cordon's own job (gaps.ts).
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
 import { findGoverningRule } from '../../policy/access.ts';
@@ -22,9 +26,16 @@ import type { SandboxPolicy } from '../../policy/types.ts';
 import type { NotEnforced, WindowsPlan } from '../types.ts';
 import { buildBatchCommandLine, buildCommandLine, isBatchFile } from './command-line.ts';
 import { buildWindowsEnv } from './env.ts';
+import { decideJob, structuralGaps } from './gaps.ts';
 import { canonicalWindowsPath, hasShortNameComponent, parentOf, toNativePath } from './paths.ts';
 import { canonicalCwd, canonicalRules, describe, makeAce, parentAccess } from './rules.ts';
-import { ADMINISTRATORS_SID, EVERYONE_SID, SYSTEM_SID, WORLD_WRITABLE_SID } from './sid.ts';
+import {
+  ADMINISTRATORS_SID,
+  EVERYONE_SID,
+  PRIVATE_OBJECT_DACL,
+  RESTRICTED_CODE_SID,
+  WORLD_WRITABLE_SID,
+} from './sid.ts';
 import {
   CREATION_FLAGS,
   JOB_LIMITS,
@@ -46,6 +57,13 @@ export interface WindowsBuildInput {
 }
 
 const PRIVATE_TMP_PREFIX = 'cordon-';
+/** Objects the world-writable audit looks at before the run is refused as unauditable. */
+const AUDIT_MAX_ENTRIES = 5000;
+
+/** cordon's own configuration placeholder: nothing reads a `.cordon`, so a missing one is not created. */
+function isCordonPlaceholder(rule: { path: string; source: { kind: string } }): boolean {
+  return rule.source.kind === 'protected' && /\/\.cordon$/i.test(rule.path);
+}
 
 function windowsDir(host: HostInfo): string {
   return host.systemRoots.find((r) => /^[A-Z]:\/Windows$/i.test(r)) ?? 'C:/Windows';
@@ -62,6 +80,21 @@ function cmdPath(host: HostInfo): string {
 function withSystemRoot(env: Readonly<Record<string, string>>, host: HostInfo): Record<string, string> {
   if (Object.keys(env).some((k) => k.toUpperCase() === 'SYSTEMROOT')) return { ...env };
   return { ...env, SystemRoot: toNativePath(windowsDir(host)) };
+}
+
+/** The ways out of a refusal that apply to these gaps; --best-effort always does. */
+function refusalFixes(gaps: readonly NotEnforced[]): string {
+  const fixes: string[] = [];
+  if (gaps.some((g) => g.path === '(network)')) fixes.push('allow the network with --net');
+  if (gaps.some((g) => g.access === 'none'))
+    fixes.push('drop the denied or restricted reads from the policy');
+  const structural = gaps.some((g) => !['(network)'].includes(g.path) && g.access === 'read');
+  fixes.push(
+    structural
+      ? 'add --best-effort to run with these gaps listed in the result (deletes and renames are never blocked by this backend, so every Windows run needs it)'
+      : 'add --best-effort to run with these gaps listed in the result',
+  );
+  return fixes.length === 1 ? fixes[0]! : `${fixes.slice(0, -1).join(', ')}, or ${fixes.at(-1)}`;
 }
 
 export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
@@ -136,6 +169,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
       }
       aces.push(makeAce(rule.path, 'allow', kind === 'dir', exists, `writable root (${describe(rule)})`));
     } else if (rule.access !== 'write' && parent === 'write') {
+      if (!exists && isCordonPlaceholder(rule)) continue;
       if (!exists) {
         if (host.kind(parentOf(rule.path)) !== 'dir') {
           gaps.push({
@@ -159,11 +193,15 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     }
   }
 
+  gaps.push(...structuralGaps(aces));
+  const job = decideJob(host);
+  if (job.gap) skipped.push(job.gap);
+
   if (gaps.length > 0 && !input.bestEffort) {
     const list = gaps.map((g) => `${g.access} ${g.path}: ${g.reason}`).join('; ');
     throw new CordonError(
       'policy-unenforceable',
-      `the Windows restricted-token sandbox cannot enforce ${gaps.length === 1 ? 'this rule' : 'these rules'} — ${list} — allow the network with --net, drop the denied or restricted reads from the policy, or add --best-effort to run with these gaps listed in the result`,
+      `the Windows restricted-token sandbox cannot enforce ${gaps.length === 1 ? 'this rule' : 'these rules'} — ${list} — ${refusalFixes(gaps)}`,
     );
   }
 
@@ -175,9 +213,10 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     ...aces
       .filter((a) => a.type === 'deny')
       .map((a) => ({ sid: a.sid, role: 'carve-out' as const, path: a.path })),
-    { sid: WORLD_WRITABLE_SID, role: 'carve-out', path: '(world-writable directories found at launch)' },
-    { sid: '{logon}', role: 'logon' },
+    { sid: WORLD_WRITABLE_SID, role: 'carve-out', path: '(world-writable objects found at launch)' },
+    { sid: '{run}', role: 'run', path: '(this run: its processes, pipes, window station and desktop)' },
     { sid: EVERYONE_SID, role: 'everyone' },
+    { sid: RESTRICTED_CODE_SID, role: 'restricted' },
   ];
   const privateTmp = policy.privateTmp
     ? { parent: host.tmpdir, prefix: PRIVATE_TMP_PREFIX, env: ['TEMP', 'TMP'] as const }
@@ -204,7 +243,7 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
       flags: namedMask(TOKEN_FLAGS, ['DISABLE_MAX_PRIVILEGE', 'LUA_TOKEN', 'WRITE_RESTRICTED']),
       denyOnlySids: [ADMINISTRATORS_SID],
       restrictingSids,
-      defaultDacl: `D:(A;;GA;;;${SYSTEM_SID})(A;;GA;;;{logon})(A;;GA;;;${EVERYONE_SID})`,
+      defaultDacl: PRIVATE_OBJECT_DACL,
       privileges: 'all removed but SeChangeNotifyPrivilege (DISABLE_MAX_PRIVILEGE)',
       integrityLevel: 'unchanged (medium): a lower level would also forbid writes to the writable roots',
     },
@@ -212,16 +251,20 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
     audit: {
       sid: WORLD_WRITABLE_SID,
       scope:
-        'the system drive root and its subdirectories, every PATH directory, PUBLIC, ProgramData — outside the writable roots, not following links',
-      maxEntries: 500,
-      budgetMs: 2000,
+        'the system drive root and its subdirectories, every PATH directory, PUBLIC, ProgramData, and the files directly inside any hit — outside the writable roots, not following links',
+      maxEntries: AUDIT_MAX_ENTRIES,
     },
+    desktop: { windowStation: 'private', name: 'cordon-<128 random bits, hex>', dacl: PRIVATE_OBJECT_DACL },
     job: {
+      placement: job.placement,
       limits: namedMask(JOB_LIMITS, [
         'JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE',
         'JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION',
       ]),
-      uiRestrictions: namedMask(JOB_UI_LIMITS, Object.keys(JOB_UI_LIMITS) as (keyof typeof JOB_UI_LIMITS)[]),
+      uiRestrictions: namedMask(
+        JOB_UI_LIMITS,
+        job.uiLimits ? (Object.keys(JOB_UI_LIMITS) as (keyof typeof JOB_UI_LIMITS)[]) : [],
+      ),
       onTimeout: 'TerminateJobObject',
     },
     process: {
@@ -232,9 +275,9 @@ export function buildWindowsPlan(input: WindowsBuildInput): WindowsPlan {
         'CREATE_SUSPENDED',
         'CREATE_UNICODE_ENVIRONMENT',
         'EXTENDED_STARTUPINFO_PRESENT',
+        ...(job.breakaway ? (['CREATE_BREAKAWAY_FROM_JOB'] as const) : []),
         'CREATE_NO_WINDOW',
       ]),
-      desktop: 'private',
       stdin: 'NUL',
       stdout: 'pipe',
       stderr: 'pipe',

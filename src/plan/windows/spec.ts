@@ -88,6 +88,7 @@ export const CREATION_FLAGS = {
   CREATE_SUSPENDED: 0x4,
   CREATE_UNICODE_ENVIRONMENT: 0x400,
   EXTENDED_STARTUPINFO_PRESENT: 0x80000,
+  CREATE_BREAKAWAY_FROM_JOB: 0x01000000,
   CREATE_NO_WINDOW: 0x08000000,
 } as const;
 
@@ -109,7 +110,7 @@ export function namedMask<T extends Record<string, number>>(
 export interface RestrictingSid {
   /** S-1-... string, or a description when the launcher reads it from its own token. */
   readonly sid: string;
-  readonly role: 'write-root' | 'carve-out' | 'logon' | 'everyone';
+  readonly role: 'write-root' | 'carve-out' | 'run' | 'everyone' | 'restricted';
   /** The path the SID stands for (write-root and carve-out SIDs). */
   readonly path?: string | undefined;
 }
@@ -142,9 +143,12 @@ export interface WindowsSpec {
     readonly flags: NamedMask;
     /** Made deny-only (SidsToDisable): an elevated cordon does not hand admin rights down. */
     readonly denyOnlySids: readonly string[];
-    /** In this order: write-root SIDs, carve-out SIDs, the logon SID, Everyone. */
+    /**
+     * In this order: write-root SIDs, carve-out SIDs, the per-run SID, Everyone, RESTRICTED.
+     * Not the logon SID: the user's window station and desktop grant it (docs/windows.md §9).
+     */
     readonly restrictingSids: readonly RestrictingSid[];
-    /** SDDL of TokenDefaultDacl; {logon} is the logon SID read at launch. */
+    /** SDDL of TokenDefaultDacl: SYSTEM, {user} (the token's user SID), {run} (the per-run SID). */
     readonly defaultDacl: string;
     readonly privileges: string;
     readonly integrityLevel: string;
@@ -155,15 +159,23 @@ export interface WindowsSpec {
     readonly aces: readonly WindowsAce[];
     readonly placeholders: readonly WindowsPlaceholder[];
   };
-  /** Launch-time audit for directories Everyone or the logon SID may write (audit.ts). */
+  /** Launch-time audit for objects Everyone may write (audit.ts); over maxEntries the run is refused. */
   readonly audit: {
     readonly sid: string;
     readonly scope: string;
     readonly maxEntries: number;
-    readonly budgetMs: number;
+  };
+  /** A private window station holding one desktop, both named `name`, DACL as the token's default. */
+  readonly desktop: {
+    readonly windowStation: 'private';
+    readonly name: 'cordon-<128 random bits, hex>';
+    readonly dacl: string;
   };
   readonly job: {
+    /** 'own': cordon is in no job; 'breakaway': the child leaves cordon's job; 'nested': it cannot. */
+    readonly placement: 'own' | 'breakaway' | 'nested';
     readonly limits: NamedMask;
+    /** Empty when nested: a job inside another job cannot carry UI limits (AssignProcessToJobObject). */
     readonly uiRestrictions: NamedMask;
     readonly onTimeout: 'TerminateJobObject';
   };
@@ -174,7 +186,6 @@ export interface WindowsSpec {
     /** How the command line is quoted: 'msvcrt' for programs, 'cmd' for .bat/.cmd files. */
     readonly quoting: 'msvcrt' | 'cmd';
     readonly creationFlags: NamedMask;
-    readonly desktop: 'private';
     readonly stdin: 'NUL';
     readonly stdout: 'pipe';
     readonly stderr: 'pipe';
