@@ -13,6 +13,7 @@ import { type ErrorJson, type ReportProgressJson, stamp } from '../result/json.t
 import type { RunResult } from '../result/types.ts';
 import { executePlan } from '../run.ts';
 import { VERSION } from '../version.ts';
+import { colorHints } from './color-env.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
 import { writeReport } from './report.ts';
@@ -80,7 +81,16 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
     const { runExplain } = await import('./explain.ts');
     return runExplain(parsed.command, options, parsed.flags.platform, write);
   }
-  const prepared = preparePlan(parsed.command, options.run);
+  const hints = colorHints({
+    terminal: Boolean(process.stdout.isTTY || process.stderr.isTTY),
+    document: options.json || options.report !== undefined,
+    env: process.env,
+  });
+  const runOptions =
+    Object.keys(hints).length > 0
+      ? { ...options.run, setEnv: { ...hints, ...options.run.setEnv } }
+      : options.run;
+  const prepared = preparePlan(parsed.command, runOptions);
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
   // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
   // report is written from that thread afterwards, so the helper process is used instead.
@@ -120,7 +130,7 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
     result = await executePlan(
       prepared,
       {
-        ...options.run,
+        ...runOptions,
         signal: controller.signal,
         onStart: ({ pid }) => {
           if (options.report) {

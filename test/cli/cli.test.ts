@@ -293,3 +293,19 @@ async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+describe.runIf(isLinux && spawnSync('script', ['--version']).status === 0)(
+  'cli: colours on a terminal',
+  () => {
+    it('the command gets FORCE_COLOR when cordon writes to a terminal, not on a pipe', async () => {
+      const inner = `${JSON.stringify(process.execPath)} ${JSON.stringify(CORDON)} -q --backend none -- sh -c 'echo "fc=[$FORCE_COLOR] cf=[$CLICOLOR_FORCE]"'`;
+      const tty = spawnSync('script', ['-qfec', inner, '/dev/null'], {
+        encoding: 'utf8',
+        env: { PATH: process.env['PATH'], TERM: 'xterm' },
+      });
+      expect(tty.stdout).toContain('fc=[1] cf=[1]');
+      const pipe = await runCli(['-q', '--backend', 'none', '--', 'sh', '-c', 'echo "fc=[$FORCE_COLOR]"']);
+      expect(pipe.stdout).toBe('fc=[]\n');
+    });
+  },
+);
