@@ -50,6 +50,13 @@ export interface HostInfo {
    * and exec). Undefined where it is missing.
    */
   readonly setpriv?: string | undefined;
+  /**
+   * macOS: the per-user temp and cache dirs (confstr _CS_DARWIN_USER_TEMP_DIR / _CACHE_DIR,
+   * canonical). They ignore TMPDIR; Foundation, clang's module cache and xcrun use them.
+   */
+  readonly darwinUserDirs?:
+    | { readonly temp?: string | undefined; readonly cache?: string | undefined }
+    | undefined;
   /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */
   realpath(path: string): string;
   /** lstat kind: a symlink is reported as 'symlink', never followed. */

@@ -15,6 +15,8 @@ export interface PolicyFlags {
   readonly write: readonly string[];
   readonly deny: readonly string[];
   readonly network?: Network | undefined;
+  /** Unix sockets the command may connect to (absolute or relative to the cwd). */
+  readonly allowUnix?: readonly string[] | undefined;
 }
 
 export const NO_POLICY_FLAGS: PolicyFlags = { read: [], write: [], deny: [] };
@@ -107,6 +109,10 @@ export function resolvePolicy(
     platform: host.platform,
     rules: normalizeRules(withProtected),
     network: flags.network ?? profile.network,
+    ...(profile.localBinding ? { localBinding: true } : {}),
+    ...(flags.allowUnix && flags.allowUnix.length > 0
+      ? { allowUnix: [...new Set(flags.allowUnix.map((p) => host.realpath(normalizePath(p, host, cwd))))] }
+      : {}),
     privateTmp: profile.privateTmp,
     cwd,
     profile: profile.chain.join(' > '),
