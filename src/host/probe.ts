@@ -16,6 +16,7 @@ import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
+import { probeDarwinUserDirs } from './seatbelt-probe.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
 
 export { pathKind };
@@ -223,6 +224,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
+    darwinUserDirs: platform === 'darwin' ? probeDarwinUserDirs(tmpdir(), realpathLenient) : undefined,
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,

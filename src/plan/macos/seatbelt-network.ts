@@ -127,12 +127,16 @@ const NETWORK_ON = `; Network on: IP both ways and listening on any address (nev
   (global-name "com.apple.ocspd")
   (global-name "com.apple.bsd.dirhelper"))`;
 
-const LOCAL_BINDING = `; Profile key localBinding: listen on loopback and connect to loopback ports, nothing else.
-; This is the host's loopback: the command can reach the user's local services and take a
-; port before they do.
-(allow network-bind (local ip "localhost:*"))
+const LOCAL_BINDING = `; Profile key localBinding: servers on loopback with the network off. bind() on any address
+; (Node's listen(0) and most frameworks bind "::"), but connections accepted and made on
+; loopback only. This is the host's loopback: the command can reach the user's local services
+; and take a port before they do.
+(allow network-bind (local ip "*:*"))
 (allow network-inbound (local ip "localhost:*"))
 (allow network-outbound (remote ip "localhost:*"))`;
+
+/** The flag of the unix-socket hardening issue that opens one socket (its name may change). */
+export const ALLOW_UNIX_FLAG = '--allow-unix';
 
 export function networkSection(
   policy: SandboxPolicy,
