@@ -108,6 +108,7 @@ describe('items 1-2: unix sockets are the command own, in every network mode', (
         `${HOME}/.ssh/agent.sock`,
         `${HOME}/Library/Group Containers/2BUA8C4S2C.com.1password/t/agent.sock`,
         '/private/tmp/com.apple.launchd.Xy12/Listeners',
+        '/private/tmp/ssh-AbCdEf12/agent.4242',
         `${HOME}/agents/ssh.sock`,
         `${CWD}/.env`,
         `${CWD}/.git/fsmonitor.sock`,

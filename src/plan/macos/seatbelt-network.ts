@@ -42,8 +42,14 @@ export function daemonSocketPaths(host: HostInfo, env: Readonly<Record<string, s
   return [...new Set(paths.map((p) => host.realpath(p)))];
 }
 
-/** launchd's per-session listeners in /private/tmp (ssh-agent, the pasteboard): static. */
-const LAUNCHD_SOCKETS = '(regex #"^/private/tmp/com\\.apple\\.launchd\\.[^/]+/")';
+/**
+ * Static patterns: launchd's per-session listeners in /private/tmp (the system ssh-agent), and
+ * agents started by hand (OpenSSH's `$TMPDIR/ssh-XXXXXXXX/agent.PID`, wherever TMPDIR was).
+ */
+const STATIC_DAEMON_SOCKETS = [
+  '(regex #"^/private/tmp/com\\.apple\\.launchd\\.[^/]+/")',
+  '(regex #"/ssh-[^/]+/agent\\.[0-9]+$")',
+];
 
 export interface SocketInput {
   readonly table: ParamTable;
@@ -74,7 +80,7 @@ export function socketSection(input: SocketInput): string {
       `  (${side} unix-socket (subpath ${table.ref(p)}))`,
       `  (${side} unix-socket (regex ${table.regex(aliasesRegex(p))}))`,
     ]),
-    `  (${side} unix-socket ${LAUNCHD_SOCKETS})`,
+    ...STATIC_DAEMON_SOCKETS.map((f) => `  (${side} unix-socket ${f})`),
   ];
   out.push(
     `; Host daemons' sockets stay out of reach even inside a writable root: Docker (root on the\n; host), agents, launchd's listeners. Neither connect nor bind (squatting their path).\n(deny network-outbound\n${filters('remote').join('\n')}\n  (with message "${SEATBELT_LOG_TAG}"))\n(deny network-bind\n${filters('local').join('\n')}\n  (with message "${SEATBELT_LOG_TAG}"))`,
