@@ -204,6 +204,7 @@ export function checkSeatbeltPlan(
   const expectedDenies = [
     'deny default',
     'deny mach-lookup',
+    ...(denies.includes('deny file-clone') ? ['deny file-clone'] : []),
     ...(denies.includes('deny file-write-unlink') ? ['deny file-write-unlink'] : []),
     'deny network-outbound',
     'deny network-bind',
@@ -218,6 +219,7 @@ export function checkSeatbeltPlan(
     'allow file-write*',
     'allow file-link',
     'allow file-clone',
+    'deny file-clone',
     'deny file-write-unlink',
     'network',
     'deny file-ioctl',

@@ -144,6 +144,22 @@ except OSError as e: print('refused', e.errno)"`,
     expect(existsSync(join(work, 'c2'))).toBe(false);
   });
 
+  it.runIf(hasPython)(
+    'item 4: no clone of a directory (clonefile copies the tree, denied files too)',
+    async () => {
+      const tree = makeTempDir('cordon-sb-tree-');
+      mkdirSync(join(tree, 'denied'));
+      writeFileSync(join(tree, 'denied', 'k'), 'TREE-SECRET\n');
+      const r = await cordonSh(
+        work,
+        ['--read', tree, '--deny', join(tree, 'denied')],
+        `/usr/bin/python3 -c "import ctypes,sys; print(ctypes.CDLL(None).clonefile(sys.argv[1].encode(), b'treecopy', 0))" "${tree}"; cat treecopy/denied/k`,
+      );
+      expect(r.stdout).not.toContain('TREE-SECRET');
+      expect(existsSync(join(work, 'treecopy'))).toBe(false);
+    },
+  );
+
   it('item 4 (documented limit): a hard link made before the run reads the denied file', async () => {
     // Seatbelt matches paths, not inodes (docs/seatbelt.md). If this fails, the limit is gone:
     // update the docs.

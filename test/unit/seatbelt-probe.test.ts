@@ -25,6 +25,7 @@ describe('seatbelt doctor trial', () => {
       '(allow file-write*',
       '(allow file-link',
       '(allow file-clone',
+      '(deny file-clone (vnode-type DIRECTORY)',
       '(deny file-write-unlink',
       '(require-not (literal (param',
       '(require-not (regex (param "ALIASES_',

@@ -108,6 +108,7 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
 ; rules: any domain would let a command read what apps keep in their defaults (tokens too).
 (allow user-preference-read
   (preference-domain "kCFPreferencesAnyApplication")
+  (preference-domain "com.apple.CFNetwork")
   (preference-domain "com.apple.dt.Xcode")
   (preference-domain "com.apple.dt.xcodebuild")
   (preference-domain "com.apple.dt.xcrun"))

@@ -16,8 +16,8 @@
 //      literal is what stops the first `mkdir P` of a missing one. Nested reopening (write under
 //      none under write) is the union of the clauses: the deeper root has its own. Then hard
 //      links from the write clauses only (a link to a file outside would be writable, or
-//      readable, by the link's path: Seatbelt matches paths, not inodes) and clones from the
-//      read clauses (a clone is a copy of something readable).
+//      readable, by the link's path: Seatbelt matches paths, not inodes) and clones of files
+//      from the read clauses (a copy of something readable); never of a directory.
 //   5. Rename guard: (deny file-write-unlink (literal A)) for every writable directory A that
 //      contains a read-only or denied path, so `mv A elsewhere` cannot carry the protected path
 //      out from under its rule (Seatbelt checks a rename's two paths, not the subtree).
@@ -129,7 +129,7 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     sections.push(
       `; Writes: the writable roots minus the read-only and denied paths beneath them.\n${allowForm('file-write*', writeClauses)}`,
       `; Hard links (ln, pnpm, cargo, uv, bun) of files in the writable roots only: a link to a file\n; elsewhere would make it writable, or readable, under the link's path.\n${allowForm('file-link', writeClauses)}`,
-      `; Clones (cp -c, clonefile) of readable files: a copy-on-write copy, nothing more.\n${allowForm('file-clone', readClauses)}`,
+      `; Clones (cp -c, clonefile) of readable files: a copy-on-write copy, nothing more. Never of a\n; directory: clonefile copies the whole tree beneath it in one call, denied files included.\n${allowForm('file-clone', readClauses)}\n(deny file-clone (vnode-type DIRECTORY) (with message "${SEATBELT_LOG_TAG}"))`,
     );
   }
 
