@@ -111,12 +111,19 @@ export function resolvePolicy(
     network: flags.network ?? profile.network,
     ...(profile.localBinding ? { localBinding: true } : {}),
     ...(flags.allowUnix && flags.allowUnix.length > 0
-      ? { allowUnix: [...new Set(flags.allowUnix.map((p) => host.realpath(normalizePath(p, host, cwd))))] }
+      ? { allowUnix: allowedSockets(flags.allowUnix, host, cwd) }
       : {}),
     privateTmp: profile.privateTmp,
     cwd,
     profile: profile.chain.join(' > '),
   };
+}
+
+/** Each named socket as written (absolute) and as it resolves: one socket, two spellings. */
+function allowedSockets(raw: readonly string[], host: HostInfo, cwd: string): string[] {
+  return [
+    ...new Set(raw.flatMap((p) => [normalizePath(p, host, cwd), host.realpath(normalizePath(p, host, cwd))])),
+  ];
 }
 
 function parentOf(path: string): string {

@@ -32,8 +32,9 @@ export interface SandboxPolicy {
    */
   readonly localBinding?: boolean | undefined;
   /**
-   * Unix-domain sockets outside the writable roots that the command may connect to, canonical
-   * (the `--allow-unix PATH` flag of the unix-socket hardening issue). Absent means none.
+   * Unix-domain sockets outside the writable roots that the command may connect to, each as
+   * written (absolute) and canonical (the `--allow-unix PATH` flag of the unix-socket hardening
+   * issue). Absent means none.
    */
   readonly allowUnix?: readonly string[] | undefined;
   /** The backend gives the command a fresh, empty, writable temp dir and points TMPDIR at it. */

@@ -76,6 +76,19 @@ describe.runIf(isDarwin)('seatbelt review: holes (items 1-6)', () => {
     });
   }
 
+  it('items 1-2: a symlink the command plants in the workspace does not lead to a host socket', async () => {
+    // If Seatbelt matched a socket's path as written, the link (inside a writable root) would
+    // pass the allow and miss the daemon deny; matched as resolved, the deny holds.
+    const dockerSock = join(home, '.docker/run/docker.sock');
+    const r = await cordonSh(
+      work,
+      ['--read', home],
+      `ln -sf "${dockerSock}" "$PWD/d.sock"; ln -sf "${outside}/host.sock" "$PWD/h.sock"; ${connectTo('$PWD/d.sock')}; ${connectTo('$PWD/h.sock')}`,
+      { HOME: home },
+    );
+    expect(r.stdout).not.toContain('from-host');
+  });
+
   it.runIf(allowUnixFlag)('item 1: --allow-unix opens exactly the named socket', async () => {
     const sock = join(outside, 'host.sock');
     const r = await cordonSh(work, ['--read', outside, '--allow-unix', sock], connectTo(sock));

@@ -22,9 +22,9 @@ import { allowForm, clause, type ParamTable } from './seatbelt-rules.ts';
 export function daemonSocketPaths(host: HostInfo, env: Readonly<Record<string, string>>): string[] {
   const home = host.home;
   const paths = [
-    '/private/var/run/docker.sock',
-    '/private/var/run/docker.sock.raw',
-    '/private/var/run/docker',
+    '/var/run/docker.sock',
+    '/var/run/docker.sock.raw',
+    '/var/run/docker',
     '/Users/Shared/.docker',
     `${home}/.docker/run`,
     `${home}/.docker/desktop`,
@@ -39,7 +39,9 @@ export function daemonSocketPaths(host: HostInfo, env: Readonly<Record<string, s
   ];
   const agent = env['SSH_AUTH_SOCK'];
   if (agent?.startsWith('/')) paths.push(agent);
-  return [...new Set(paths.map((p) => host.realpath(p)))];
+  // Both spellings: whether Seatbelt matches a socket's path as the command wrote it or as it
+  // resolves (/var/run/docker.sock is a symlink into ~/.docker/run) is for the Mac lane.
+  return [...new Set(paths.flatMap((p) => [p, host.realpath(p)]))];
 }
 
 /**

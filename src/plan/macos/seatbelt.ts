@@ -156,7 +156,7 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
       writable,
       exclusions: writeExclusions,
       daemons: daemonSocketPaths(host, input.env),
-      allowUnix: (policy.allowUnix ?? []).map((p) => host.realpath(p)),
+      allowUnix: [...new Set(policy.allowUnix ?? [])],
     }),
   );
   const network = networkSection(policy, table, resolver);
