@@ -46,13 +46,16 @@ describe.runIf(isDarwin)('seatbelt review: holes (items 1-6)', () => {
   for (const net of [[], ['--net']] as const) {
     const mode = net.length ? 'network on' : 'network off';
     it(`items 1-2 (${mode}): the command's own socket works; a host socket outside does not`, async () => {
+      // A relative and an absolute path: which one Seatbelt matches is for this run to show.
+      const serve = (p: string) =>
+        `"${NODE}" -e "const n=require('net');const p=process.argv[1];const s=n.createServer(c=>c.end('own-ok')).listen(p,()=>n.connect(p).on('data',d=>{console.log(String(d));s.close()}))" "${p}"`;
       const own = await cordonSh(
         work,
         [...net],
-        `"${NODE}" -e "const n=require('net');const s=n.createServer(c=>c.end('own-ok')).listen('own.sock',()=>n.connect('own.sock').on('data',d=>{console.log(String(d));s.close()}))"`,
+        `rm -f own.sock own2.sock; ${serve('own.sock')} && ${serve('$PWD/own2.sock')}`,
       );
       const host = await cordonSh(work, [...net, '--read', outside], connectTo(join(outside, 'host.sock')));
-      expect({ code: own.code, stdout: own.stdout }).toEqual({ code: 0, stdout: 'own-ok\n' });
+      expect({ code: own.code, stdout: own.stdout }).toEqual({ code: 0, stdout: 'own-ok\nown-ok\n' });
       expect(host.stdout).not.toContain('from-host');
     });
 
@@ -209,13 +212,14 @@ except OSError as e: print('refused', e.errno)"`,
     expect(readdirSync(work).filter((n) => n.toLowerCase().startsWith('.cordon'))).toEqual([]);
   });
 
-  it('item 6: preferences of an app domain are not readable; the global domain is', async () => {
+  it('item 6: a denied preference file is not served through cfprefsd; the global domain is', async () => {
     const domain = `cordon.test.${process.pid}`;
+    const home = process.env['HOME'] ?? '';
     execFileSync('/usr/bin/defaults', ['write', domain, 'token', 'PREF-SECRET']);
     try {
       const r = await cordonSh(
         work,
-        [],
+        ['--deny', join(home, 'Library/Preferences', `${domain}.plist`)],
         `defaults read ${domain} token; defaults read -g >/dev/null && echo global-ok`,
       );
       expect(r.stdout).not.toContain('PREF-SECRET');
