@@ -214,6 +214,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
     stateDirs: ensureStateDirs(platform, env),
+    darwinUserDirs: platform === 'darwin' ? probeDarwinUserDirs(tmpdir(), realpathLenient) : undefined,
     systemLinks: roots.flatMap((p) =>
       pathKind(p) === 'symlink' ? [{ path: p, target: readlinkSync(p) }] : [],
     ),
@@ -224,7 +225,6 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
-    darwinUserDirs: platform === 'darwin' ? probeDarwinUserDirs(tmpdir(), realpathLenient) : undefined,
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,

@@ -96,6 +96,10 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
     tmpdir,
     cwd,
     systemRoots: defaults.systemRoots,
+    darwinUserDirs:
+      platform === 'darwin'
+        ? { temp: tmpdir, cache: tmpdir.endsWith('/T') ? `${tmpdir.slice(0, -2)}/C` : undefined }
+        : undefined,
     bwrap:
       platform !== 'linux' || overrides.bwrap === null
         ? undefined
@@ -108,10 +112,6 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
           }),
     landlock: platform === 'linux' ? { abi: overrides.landlockAbi ?? 6 } : undefined,
     seccomp: platform === 'linux',
-    darwinUserDirs:
-      platform === 'darwin'
-        ? { temp: tmpdir, cache: tmpdir.endsWith('/T') ? `${tmpdir.slice(0, -2)}/C` : undefined }
-        : undefined,
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],

@@ -30,6 +30,13 @@ export interface HostInfo {
   /** Existing read-only system roots behind the {system} token. */
   readonly systemRoots: readonly string[];
   /**
+   * macOS: the per-user temp and cache dirs (confstr _CS_DARWIN_USER_TEMP_DIR / _CACHE_DIR,
+   * canonical). They ignore TMPDIR; Foundation, clang's module cache and xcrun use them.
+   */
+  readonly darwinUserDirs?:
+    | { readonly temp?: string | undefined; readonly cache?: string | undefined }
+    | undefined;
+  /**
    * System paths that are symlinks on this host (merged-/usr: /bin → usr/bin, /lib64 →
    * usr/lib64), with the link text. A sandbox built on an empty root recreates them, or the
    * dynamic loader's /lib64 path would not exist.
@@ -50,13 +57,6 @@ export interface HostInfo {
    * and exec). Undefined where it is missing.
    */
   readonly setpriv?: string | undefined;
-  /**
-   * macOS: the per-user temp and cache dirs (confstr _CS_DARWIN_USER_TEMP_DIR / _CACHE_DIR,
-   * canonical). They ignore TMPDIR; Foundation, clang's module cache and xcrun use them.
-   */
-  readonly darwinUserDirs?:
-    | { readonly temp?: string | undefined; readonly cache?: string | undefined }
-    | undefined;
   /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */
   realpath(path: string): string;
   /** lstat kind: a symlink is reported as 'symlink', never followed. */

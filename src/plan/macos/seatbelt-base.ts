@@ -6,7 +6,7 @@
 
 /**
  * Attached to every deny cordon emits, so the denial log lines of cordon's sandboxes can be
- * told apart from those of the system's other sandboxed processes (seatbelt-violations.ts).
+ * told apart from those of the system's other sandboxed processes (backends/seatbelt/violations.ts).
  */
 export const SEATBELT_LOG_TAG = 'cordon-seatbelt';
 const WITH_TAG = `(with message "${SEATBELT_LOG_TAG}")`;

@@ -143,9 +143,6 @@ const LOCAL_BINDING = `; Profile key localBinding: servers on loopback with the 
 (allow network-inbound (local ip "localhost:*"))
 (allow network-outbound (remote ip "localhost:*"))`;
 
-/** The flag of the unix-socket hardening issue that opens one socket (its name may change). */
-export const ALLOW_UNIX_FLAG = '--allow-unix';
-
 export function networkSection(
   policy: SandboxPolicy,
   table: ParamTable,

@@ -9,7 +9,6 @@ import { resolveAccess } from '../../policy/access.ts';
 import type { SandboxPolicy } from '../../policy/types.ts';
 import type { Annotation } from '../../result/types.ts';
 import { SEATBELT_LOG_TAG } from './seatbelt-base.ts';
-import { ALLOW_UNIX_FLAG } from './seatbelt-network.ts';
 
 /** Absolute, for the same reason as sandbox-exec: never a PATH lookup. */
 export const LOG_PATH = '/usr/bin/log';
@@ -91,11 +90,11 @@ export function suggestFlag(violation: SeatbeltViolation, policy: SandboxPolicy)
     return resolveAccess(policy.rules, path) === 'none' ? `--read ${quoteForShell(path)}` : undefined;
   }
   // Unix sockets are decided by path in every network mode (seatbelt-network.ts): --net
-  // does not open one. Loopback servers with the network off take the profile key.
+  // does not open one; --allow-unix (the unix-socket hardening issue's flag) does. Loopback servers with the network off take the profile key.
   if (operation.startsWith('network-') && path)
     return operation === 'network-bind'
       ? `--write ${quoteForShell(parentOf(path))}`
-      : `${ALLOW_UNIX_FLAG} ${quoteForShell(path)}`;
+      : `--allow-unix ${quoteForShell(path)}`;
   if ((operation === 'network-bind' || operation === 'network-inbound') && policy.network === 'off')
     return "'localBinding: true' in a profile (loopback only), or --net";
   if (operation.startsWith('network-') && policy.network === 'off') return '--net';

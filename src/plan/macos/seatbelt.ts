@@ -210,7 +210,7 @@ function commandEnv(
 
 /**
  * The plan with its private temp dir template replaced by the directory the launcher made
- * (mkdtemp). Pure; the launcher (exec/seatbelt-tmp.ts) calls it right before spawning.
+ * (mkdtemp). Pure; the launcher (backends/seatbelt/tmp.ts) calls it right before spawning.
  */
 export function withPrivateTmpDir(plan: SeatbeltPlan, dir: string): SeatbeltPlan {
   const tmp = plan.privateTmp;
