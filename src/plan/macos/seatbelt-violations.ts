@@ -89,8 +89,9 @@ export function suggestFlag(violation: SeatbeltViolation, policy: SandboxPolicy)
   ) {
     return resolveAccess(policy.rules, path) === 'none' ? `--read ${quoteForShell(path)}` : undefined;
   }
-  // Unix sockets are decided by path in every network mode (seatbelt-network.ts): --net
-  // does not open one; --allow-unix (the unix-socket hardening issue's flag) does. Loopback servers with the network off take the profile key.
+  // Unix sockets are decided by path in every network mode (seatbelt-network.ts): --net does
+  // not open one; --allow-unix (the unix-socket hardening issue's flag) does. Loopback servers
+  // with the network off take the profile key.
   if (operation.startsWith('network-') && path)
     return operation === 'network-bind'
       ? `--write ${quoteForShell(parentOf(path))}`
