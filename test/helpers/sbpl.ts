@@ -97,6 +97,8 @@ function value(x: Sexp, params: Readonly<Record<string, string>>): string {
   throw new Error(`not a value: ${JSON.stringify(x)}`);
 }
 
+const REGEX_CACHE = new Map<string, RegExp>();
+
 /** Whether a filter matches a path; filters about other things (vnode-type, extension) do not. */
 function filterMatches(f: Sexp, path: string, params: Readonly<Record<string, string>>): boolean {
   if (!isList(f)) return false;
@@ -111,7 +113,12 @@ function filterMatches(f: Sexp, path: string, params: Readonly<Record<string, st
       const arg = f[1]!;
       const source =
         typeof arg === 'object' && !isList(arg) && 'regex' in arg ? arg.regex : value(arg, params);
-      return new RegExp(source).test(path);
+      let re = REGEX_CACHE.get(source);
+      if (!re) {
+        re = new RegExp(source);
+        REGEX_CACHE.set(source, re);
+      }
+      return re.test(path);
     }
     case 'require-all':
       return f.slice(1).every((g) => filterMatches(g, path, params));

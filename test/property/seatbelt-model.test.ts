@@ -84,9 +84,11 @@ function expectAgreement(policy: SandboxPolicy, privateTmp: boolean) {
       data: access === 'write',
       // With a private temp dir the shared /private/tmp and $TMPDIR are hidden, so their
       // writable ancestors are rename/unlink-guarded like any folder holding a denied path.
+      // The builder hides /dev (seatbelt-rules.ts), so a writable `/` holds a denied path too.
       unlink:
         access === 'write' &&
         !guarded(rules, p) &&
+        p !== '/' &&
         !(
           privateTmp &&
           ['/private/tmp', host.tmpdir].some((t) => t === p || t.startsWith(p === '/' ? '/' : `${p}/`))

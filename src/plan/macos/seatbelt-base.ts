@@ -118,6 +118,10 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
   (local-name "com.apple.cfprefsd.agent"))
 (allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))
 
+; The per-user temp and cache dirs (confstr _CS_DARWIN_USER_*_DIR, NSTemporaryDirectory) are
+; located, and made when missing, by dirhelper.
+(allow mach-lookup (global-name "com.apple.bsd.dirhelper"))
+
 ; File watching: fs.watch on directories (libuv), chokidar, watchdog, notify, tsc --watch,
 ; vite and jest --watch subscribe to FSEvents through fseventsd.
 (allow mach-lookup (global-name "com.apple.FSEvents"))

@@ -126,14 +126,13 @@ const NETWORK_ON = `; Network on: IP both ways and listening on any address (nev
   (global-name "com.apple.SystemConfiguration.configd")
   (global-name "com.apple.networkd"))
 ; TLS certificate trust (Security.framework: curl, git, Go's crypto/x509, Python via certifi
-; fallbacks, Swift/ObjC URLSession) and revocation checks; dirhelper locates the cache dirs.
+; fallbacks, Swift/ObjC URLSession) and revocation checks.
 (allow mach-lookup
   (global-name "com.apple.trustd")
   (global-name "com.apple.trustd.agent")
   (global-name "com.apple.SecurityServer")
   (global-name "com.apple.securityd.xpc")
-  (global-name "com.apple.ocspd")
-  (global-name "com.apple.bsd.dirhelper"))`;
+  (global-name "com.apple.ocspd"))`;
 
 const LOCAL_BINDING = `; Profile key localBinding: servers on loopback with the network off. bind() on any address
 ; (Node's listen(0) and most frameworks bind "::"), but connections accepted and made on
