@@ -99,7 +99,8 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
         ? {
             name: 'seatbelt',
             ok: true,
-            detail: "/usr/bin/sandbox-exec ran a trial command under cordon's profile",
+            detail:
+              '/usr/bin/sandbox-exec ran two trial commands whose profiles hold every rule cordon generates (network off and on)',
           }
         : sb.trial === 'nested'
           ? {

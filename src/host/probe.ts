@@ -16,6 +16,7 @@ import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
+import { probeDarwinUserDirs } from './seatbelt-probe.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
 
 export { pathKind };
@@ -231,6 +232,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
     stateDirs: ensureStateDirs(platform, env),
+    darwinUserDirs: platform === 'darwin' ? probeDarwinUserDirs(tmpdir(), realpathLenient) : undefined,
     systemLinks: roots.flatMap((p) =>
       pathKind(p) === 'symlink' ? [{ path: p, target: readlinkSync(p) }] : [],
     ),

@@ -1,7 +1,7 @@
 // Synthetic HostInfo for `explain --platform` and for golden tests: a plausible machine of
 // each OS, with no file system access. Documented defaults (README "explain --platform"):
 //   linux:  home /home/user, tmp /tmp, cwd /home/user/project, bwrap 0.11.0 usable, Landlock ABI 6
-//   darwin: home /Users/user, tmp /private/var/folders/zz/T, cwd /Users/user/project;
+//   darwin: home /Users/user, tmp /private/var/folders/zz/T (user cache dir .../zz/C), cwd /Users/user/project;
 //           /tmp, /var, /etc canonicalize to /private/...
 //   win32:  home C:/Users/user, tmp C:/Users/user/AppData/Local/Temp, cwd C:/Users/user/project
 // Every path under home, cwd, tmp and the system roots "exists" as a directory; nothing else does.
@@ -100,6 +100,10 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
     tmpdir,
     cwd,
     systemRoots: defaults.systemRoots,
+    darwinUserDirs:
+      platform === 'darwin'
+        ? { temp: tmpdir, cache: tmpdir.endsWith('/T') ? `${tmpdir.slice(0, -2)}/C` : undefined }
+        : undefined,
     bwrap:
       platform !== 'linux' || overrides.bwrap === null
         ? undefined

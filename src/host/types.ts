@@ -37,6 +37,13 @@ export interface HostInfo {
   /** Existing read-only system roots behind the {system} token. */
   readonly systemRoots: readonly string[];
   /**
+   * macOS: the per-user temp and cache dirs (confstr _CS_DARWIN_USER_TEMP_DIR / _CACHE_DIR,
+   * canonical). They ignore TMPDIR; Foundation, clang's module cache and xcrun use them.
+   */
+  readonly darwinUserDirs?:
+    | { readonly temp?: string | undefined; readonly cache?: string | undefined }
+    | undefined;
+  /**
    * System paths that are symlinks on this host (merged-/usr: /bin → usr/bin, /lib64 →
    * usr/lib64), with the link text. A sandbox built on an empty root recreates them, or the
    * dynamic loader's /lib64 path would not exist.

@@ -15,6 +15,8 @@ export interface PolicyFlags {
   readonly write: readonly string[];
   readonly deny: readonly string[];
   readonly network?: Network | undefined;
+  /** Unix sockets the command may connect to (absolute or relative to the cwd). */
+  readonly allowUnix?: readonly string[] | undefined;
 }
 
 export const NO_POLICY_FLAGS: PolicyFlags = { read: [], write: [], deny: [] };
@@ -107,10 +109,21 @@ export function resolvePolicy(
     platform: host.platform,
     rules: normalizeRules(withProtected),
     network: flags.network ?? profile.network,
+    ...(profile.localBinding ? { localBinding: true } : {}),
+    ...(flags.allowUnix && flags.allowUnix.length > 0
+      ? { allowUnix: allowedSockets(flags.allowUnix, host, cwd) }
+      : {}),
     privateTmp: profile.privateTmp,
     cwd,
     profile: profile.chain.join(' > '),
   };
+}
+
+/** Each named socket as written (absolute) and as it resolves: one socket, two spellings. */
+function allowedSockets(raw: readonly string[], host: HostInfo, cwd: string): string[] {
+  return [
+    ...new Set(raw.flatMap((p) => [normalizePath(p, host, cwd), host.realpath(normalizePath(p, host, cwd))])),
+  ];
 }
 
 function parentOf(path: string): string {

@@ -26,6 +26,17 @@ export interface SandboxPolicy {
   readonly platform: Platform;
   readonly rules: readonly PolicyRule[];
   readonly network: Network;
+  /**
+   * Loopback listening and connecting with the network off (profile key `localBinding`). Only
+   * Seatbelt needs it: macOS has one loopback, the host's. Absent means off.
+   */
+  readonly localBinding?: boolean | undefined;
+  /**
+   * Unix-domain sockets outside the writable roots that the command may connect to, each as
+   * written (absolute) and canonical (the `--allow-unix PATH` flag of the unix-socket hardening
+   * issue). Absent means none.
+   */
+  readonly allowUnix?: readonly string[] | undefined;
   /** The backend gives the command a fresh, empty, writable temp dir and points TMPDIR at it. */
   readonly privateTmp: boolean;
   /** Canonical policy cwd; also where the command runs. */

@@ -6,6 +6,7 @@ import type { CacheMode, MergedProfile, ProfileSpec } from './types.ts';
 export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   let network: 'on' | 'off' = 'off';
   let privateTmp = false;
+  let localBinding = false;
   let cache: CacheMode = 'off';
   const filesystem: ProfileSpec['filesystem'][number][] = [];
   const keep = new Set<string>();
@@ -14,6 +15,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   for (const spec of chain) {
     if (spec.network !== undefined) network = spec.network;
     if (spec.privateTmp !== undefined) privateTmp = spec.privateTmp;
+    if (spec.localBinding !== undefined) localBinding = spec.localBinding;
     // A child's rule replaces an inherited rule written with the same path: extends is how a
     // profile narrows its parent (read-only turns workspace's `{cwd}: write` into read), which
     // the tie-break (write beats read on the same path) would otherwise forbid.
@@ -37,6 +39,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     name: last?.name ?? 'empty',
     chain: chain.map((s) => s.name),
     network,
+    localBinding,
     privateTmp,
     cache,
     filesystem,

@@ -11,7 +11,7 @@ import {
   type ProfileSpec,
 } from './types.ts';
 
-const TOP_KEYS = ['extends', 'network', 'privateTmp', 'cache', 'filesystem', 'env'] as const;
+const TOP_KEYS = ['extends', 'network', 'localBinding', 'privateTmp', 'cache', 'filesystem', 'env'] as const;
 const RULE_KEYS = ['path', 'access'] as const;
 const ENV_KEYS = ['keep', 'set', 'drop'] as const;
 const ACCESS_VALUES: readonly Access[] = ['read', 'write', 'none'];
@@ -127,7 +127,7 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
     fail(
       file,
       '',
-      'the top level must be a mapping with extends, network, privateTmp, cache, filesystem, env',
+      'the top level must be a mapping with extends, network, localBinding, privateTmp, cache, filesystem, env',
     );
   checkKeys(file, '', data, TOP_KEYS);
   const ext = data['extends'];
@@ -140,6 +140,9 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
   if (network !== undefined && network !== 'on' && network !== 'off') {
     fail(file, 'network', `'${String(network)}' is not allowed — use on or off`);
   }
+  const localBinding = data['localBinding'];
+  if (localBinding !== undefined && typeof localBinding !== 'boolean')
+    fail(file, 'localBinding', 'must be true or false');
   const privateTmp = data['privateTmp'];
   if (privateTmp !== undefined && typeof privateTmp !== 'boolean')
     fail(file, 'privateTmp', 'must be true or false');
@@ -158,6 +161,7 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
     name,
     extends: ext as string | undefined,
     network: network as 'on' | 'off' | undefined,
+    localBinding: localBinding as boolean | undefined,
     privateTmp: privateTmp as boolean | undefined,
     cache: cache as CacheMode | undefined,
     filesystem,

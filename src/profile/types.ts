@@ -26,6 +26,8 @@ export interface ProfileSpec {
   readonly name: string;
   readonly extends?: string | undefined;
   readonly network?: Network | undefined;
+  /** macOS: the command may listen on (and connect to) loopback with the network off. */
+  readonly localBinding?: boolean | undefined;
   readonly privateTmp?: boolean | undefined;
   readonly cache?: CacheMode | undefined;
   readonly filesystem: readonly ProfileRuleSpec[];
@@ -37,6 +39,7 @@ export interface MergedProfile {
   readonly name: string;
   readonly chain: readonly string[];
   readonly network: Network;
+  readonly localBinding: boolean;
   readonly privateTmp: boolean;
   readonly cache: CacheMode;
   readonly filesystem: readonly ProfileRuleSpec[];

@@ -27,6 +27,6 @@ describe('explain --platform darwin', () => {
     expect(data.plan.backend).toBe('seatbelt');
     expect(data.plan.args.at(-1)).toBe('true');
     expect(data.plan.params.PRIVATE_TMP).toBe('/private/var/folders/zz/T/cordon-XXXXXX');
-    expect(data.plan.profile).toContain('(allow network-outbound)');
+    expect(data.plan.profile).toContain('(allow network-outbound (remote ip "*:*"))');
   });
 });

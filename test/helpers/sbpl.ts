@@ -97,6 +97,8 @@ function value(x: Sexp, params: Readonly<Record<string, string>>): string {
   throw new Error(`not a value: ${JSON.stringify(x)}`);
 }
 
+const REGEX_CACHE = new Map<string, RegExp>();
+
 /** Whether a filter matches a path; filters about other things (vnode-type, extension) do not. */
 function filterMatches(f: Sexp, path: string, params: Readonly<Record<string, string>>): boolean {
   if (!isList(f)) return false;
@@ -107,20 +109,36 @@ function filterMatches(f: Sexp, path: string, params: Readonly<Record<string, st
       const root = value(f[1]!, params);
       return root === '/' || path === root || path.startsWith(`${root}/`);
     }
-    case 'regex':
-      return new RegExp((f[1] as { regex: string }).regex).test(path);
+    case 'regex': {
+      const arg = f[1]!;
+      const source =
+        typeof arg === 'object' && !isList(arg) && 'regex' in arg ? arg.regex : value(arg, params);
+      let re = REGEX_CACHE.get(source);
+      if (!re) {
+        re = new RegExp(source);
+        REGEX_CACHE.set(source, re);
+      }
+      return re.test(path);
+    }
     case 'require-all':
       return f.slice(1).every((g) => filterMatches(g, path, params));
     case 'require-any':
       return f.slice(1).some((g) => filterMatches(g, path, params));
     case 'require-not':
       return !filterMatches(f[1]!, path, params);
+    case 'local':
+    case 'remote':
+      // (local|remote unix-socket PATH-FILTER): a socket's path; (remote ip "...") has none.
+      return f[1] === 'unix-socket' && f[2] !== undefined && filterMatches(f[2], path, params);
     default:
       return false;
   }
 }
 
-/** Seatbelt's decision for a file operation on a path under this plan: last match wins. */
+/**
+ * Seatbelt's decision for an operation on a path under this plan: last match wins. For
+ * network-bind / network-outbound the path is a unix socket's.
+ */
 const parsed = new WeakMap<SeatbeltPlan, Sexp[]>();
 
 export function isAllowed(plan: SeatbeltPlan, op: string, path: string): boolean {
@@ -144,6 +162,9 @@ export function isAllowed(plan: SeatbeltPlan, op: string, path: string): boolean
   }
   return allowed;
 }
+
+/** System paths the generated network section names as text (not user paths). */
+const STATIC_GENERATED_PATHS = ['/private/var/run/mDNSResponder'];
 
 /** Problems with a plan's SBPL and arguments; empty when it is well-formed. */
 export function checkSeatbeltPlan(
@@ -177,17 +198,23 @@ export function checkSeatbeltPlan(
   if (!plan.profile.startsWith(base)) problems.push('profile does not start with the static base');
   const generated = readSbpl(plan.profile.slice(base.length));
   for (const s of stringLiterals(generated))
-    if (s.startsWith('/')) problems.push(`raw path in the generated rules: ${JSON.stringify(s)}`);
+    if (s.startsWith('/') && !STATIC_GENERATED_PATHS.includes(s))
+      problems.push(`raw path in the generated rules: ${JSON.stringify(s)}`);
   const literals = new Set(stringLiterals(forms));
   for (const path of policyPaths) if (literals.has(path)) problems.push(`policy path spliced: ${path}`);
-  // Documented order: allows of each kind, then the unlink guard, network, TIOCSTI last.
+  // Documented order: the base, allows of each kind, the unlink guard, sockets and network,
+  // TIOCSTI last.
   const heads = forms.filter(isList).map((f) => `${f[0]} ${typeof f[1] === 'string' ? f[1] : ''}`);
   const last = heads[heads.length - 1];
   if (last !== 'deny file-ioctl') problems.push(`last rule is not the TIOCSTI deny: ${last}`);
   const denies = heads.filter((h) => h.startsWith('deny '));
   const expectedDenies = [
     'deny default',
+    'deny mach-lookup',
+    ...(denies.includes('deny file-clone') ? ['deny file-clone'] : []),
     ...(denies.includes('deny file-write-unlink') ? ['deny file-write-unlink'] : []),
+    'deny network-outbound',
+    'deny network-bind',
     'deny file-ioctl',
   ];
   if (JSON.stringify(denies) !== JSON.stringify(expectedDenies))
@@ -197,6 +224,9 @@ export function checkSeatbeltPlan(
     'allow file-read*',
     'allow process-exec',
     'allow file-write*',
+    'allow file-link',
+    'allow file-clone',
+    'deny file-clone',
     'deny file-write-unlink',
     'network',
     'deny file-ioctl',
@@ -204,9 +234,10 @@ export function checkSeatbeltPlan(
   const genHeads = generated.filter(isList).map((f) => `${f[0]} ${typeof f[1] === 'string' ? f[1] : ''}`);
   let at = 0;
   for (const h of genHeads) {
-    const idx = order.indexOf(h.startsWith('allow network-') ? 'network' : h);
-    if (idx === -1) continue;
-    if (idx < at) problems.push(`rule ${h} out of the documented order`);
+    const inNetwork = at === order.indexOf('network') && h !== 'deny file-ioctl';
+    const idx = inNetwork || /network-/.test(h) ? order.indexOf('network') : order.indexOf(h);
+    if (idx === -1) problems.push(`rule ${h} is not in the documented order`);
+    else if (idx < at) problems.push(`rule ${h} out of the documented order`);
     at = Math.max(at, idx);
   }
   if (sep === -1 || plan.executable !== '/usr/bin/sandbox-exec')

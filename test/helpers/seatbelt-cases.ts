@@ -16,6 +16,8 @@ export interface SeatbeltCase {
   readonly flags?: Partial<PolicyFlags>;
   readonly host?: SyntheticOverrides;
   readonly command?: readonly string[];
+  /** Added to the command's environment (PATH and HOME are always set). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export const SEATBELT_CASES: readonly SeatbeltCase[] = [
@@ -77,6 +79,26 @@ export const SEATBELT_CASES: readonly SeatbeltCase[] = [
     host: { cwd: '/Users/user/link', links: { '/Users/user/link': '/Volumes/Work/project' } },
   },
   {
+    // Items 1-2: --write ~ and --write /tmp cover host daemons' sockets; SSH_AUTH_SOCK named.
+    name: 'write-home-and-tmp-daemon-sockets',
+    profile: 'strict',
+    flags: { write: ['~', '/tmp'], allowUnix: ['/private/var/run/docker.sock'] },
+    env: { SSH_AUTH_SOCK: '/private/tmp/com.apple.launchd.AbC123/Listeners' },
+  },
+  {
+    // Item 7: the opt-in loopback key, network off.
+    name: 'local-binding',
+    profile:
+      'localBinding: true\nprivateTmp: true\nfilesystem:\n  - { path: /, access: read }\n  - { path: "{cwd}", access: write }\n',
+  },
+  {
+    // Item 10: a denied PATH entry is dropped (execvp stops at EPERM); others stay in order.
+    name: 'path-entry-denied',
+    profile: 'workspace',
+    flags: { deny: ['~/bin'] },
+    env: { PATH: '/Users/user/bin:/usr/bin:relative:/bin' },
+  },
+  {
     name: 'no-private-tmp',
     profile:
       'privateTmp: false\nfilesystem:\n  - { path: /, access: read }\n  - { path: "{cwd}", access: write }\n',
@@ -97,6 +119,7 @@ export function resolveCase(c: SeatbeltCase): { policy: SandboxPolicy; plan: Sea
       write: c.flags?.write ?? [],
       deny: c.flags?.deny ?? [],
       network: c.flags?.network,
+      allowUnix: c.flags?.allowUnix,
     },
     host,
     cwd,
@@ -105,7 +128,7 @@ export function resolveCase(c: SeatbeltCase): { policy: SandboxPolicy; plan: Sea
     backend: 'seatbelt',
     policy,
     command: c.command ?? ['echo', 'hi'],
-    env: { PATH: '/usr/bin:/bin', HOME: host.home },
+    env: { PATH: '/usr/bin:/bin', HOME: host.home, ...c.env },
     cwd,
     host,
     bestEffort: false,
@@ -120,12 +143,15 @@ export function renderGolden(c: SeatbeltCase, policy: SandboxPolicy, plan: Seatb
     `# ${c.name}`,
     '## policy',
     `network: ${policy.network}`,
+    `localBinding: ${policy.localBinding ?? false}`,
+    `allowUnix: ${JSON.stringify(policy.allowUnix ?? [])}`,
     `privateTmp: ${policy.privateTmp}`,
     ...policy.rules.map((r) => `${r.access.padEnd(5)} ${JSON.stringify(r.path)}`),
     '## plan',
     `executable: ${plan.executable}`,
     `cwd: ${JSON.stringify(plan.cwd)}`,
     `env.TMPDIR: ${JSON.stringify(plan.env['TMPDIR'] ?? null)}`,
+    `env.PATH: ${JSON.stringify(plan.env['PATH'] ?? null)}`,
     `privateTmp: ${JSON.stringify(plan.privateTmp ?? null)}`,
     `notEnforced: ${JSON.stringify(plan.notEnforced)}`,
     'args after the profile:',

@@ -142,6 +142,19 @@ describe('suggestFlag and renderViolation', () => {
     expect(suggestFlag(v('Sandbox: sh(1) deny(1) file-read-data /Users/me/proj/x'), POLICY)).toBeUndefined();
   });
 
+  it('unix sockets and loopback servers: the knob that opens them, never --net (issue 23 items 1, 7)', () => {
+    const v = (m: string) => parseViolationMessage(m)!;
+    expect(
+      suggestFlag(v('Sandbox: nc(1) deny(1) network-outbound /Users/me/.docker/run/docker.sock'), POLICY),
+    ).toBe('--allow-unix /Users/me/.docker/run/docker.sock');
+    expect(suggestFlag(v('Sandbox: node(1) deny(1) network-bind /Users/me/elsewhere/s.sock'), POLICY)).toBe(
+      '--write /Users/me/elsewhere',
+    );
+    expect(suggestFlag(v('Sandbox: node(1) deny(1) network-bind 127.0.0.1:3000'), POLICY)).toBe(
+      "'localBinding: true' in a profile (loopback only), or --net",
+    );
+  });
+
   it('renders a denial annotation', () => {
     expect(
       renderViolation(

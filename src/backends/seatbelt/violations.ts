@@ -90,6 +90,15 @@ export function suggestFlag(violation: SeatbeltViolation, policy: SandboxPolicy)
   ) {
     return resolveAccess(policy.rules, path) === 'none' ? `--read ${quoteForShell(path)}` : undefined;
   }
+  // Unix sockets are decided by path in every network mode (seatbelt-network.ts): --net does
+  // not open one; --allow-unix (the unix-socket hardening issue's flag) does. Loopback servers
+  // with the network off take the profile key.
+  if (operation.startsWith('network-') && path)
+    return operation === 'network-bind'
+      ? `--write ${quoteForShell(parentOf(path))}`
+      : `--allow-unix ${quoteForShell(path)}`;
+  if ((operation === 'network-bind' || operation === 'network-inbound') && policy.network === 'off')
+    return "'localBinding: true' in a profile (loopback only), or --net";
   if (operation.startsWith('network-') && policy.network === 'off') return '--net';
   return undefined;
 }
@@ -108,6 +117,11 @@ export function renderViolation(violation: SeatbeltViolation, policy: SandboxPol
     fix,
     certainty: 'certain',
   };
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
 }
 
 function quoteForShell(path: string): string {

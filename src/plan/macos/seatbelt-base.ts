@@ -103,13 +103,42 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
   (global-name "com.apple.system.opendirectoryd.membership"))
 
 ; Preferences (CFPreferences / NSUserDefaults, used by Apple's command-line tools, xcrun,
-; swift, clang): read-only, through cfprefsd and its shared-memory cache.
-(allow user-preference-read)
+; swift, clang): read-only, through cfprefsd and its shared-memory cache, and only the global
+; domain and the developer tools' own. cfprefsd reads on the caller's behalf, past the file
+; rules: any domain would let a command read what apps keep in their defaults (tokens too).
+(allow user-preference-read
+  (preference-domain "kCFPreferencesAnyApplication")
+  (preference-domain "com.apple.CFNetwork")
+  (preference-domain "com.apple.dt.Xcode")
+  (preference-domain "com.apple.dt.xcodebuild")
+  (preference-domain "com.apple.dt.xcrun"))
 (allow mach-lookup
   (global-name "com.apple.cfprefsd.daemon")
   (global-name "com.apple.cfprefsd.agent")
   (local-name "com.apple.cfprefsd.agent"))
 (allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))
+
+; The per-user temp and cache dirs (confstr _CS_DARWIN_USER_*_DIR, NSTemporaryDirectory) are
+; located, and made when missing, by dirhelper.
+(allow mach-lookup (global-name "com.apple.bsd.dirhelper"))
+
+; File watching: fs.watch on directories (libuv), chokidar, watchdog, notify, tsc --watch,
+; vite and jest --watch subscribe to FSEvents through fseventsd.
+(allow mach-lookup (global-name "com.apple.FSEvents"))
+
+; Logging through os_log / asl (logd), which every Apple framework does: harmless, and denying
+; it only floods the denial report.
+(allow mach-lookup (global-name "com.apple.logd") (global-name "com.apple.system.logger"))
+(allow sysctl-read (sysctl-name "kern.bootargs"))
+
+; Asked for by frameworks on the way, not needed: diagnostics and analytics uploads, and the
+; notification center (notify_post reaches host daemons). Denied without a log line, so the
+; denial report shows only what a command really missed.
+(deny mach-lookup
+  (global-name "com.apple.diagnosticd")
+  (global-name "com.apple.analyticsd")
+  (global-name "com.apple.system.notification_center")
+  (with no-log))
 
 ; Power management: caffeinate, xcodebuild and long-running tools take "prevent sleep"
 ; assertions through this service and the root power domain.
@@ -120,29 +149,36 @@ export const SEATBELT_BASE_PROFILE = `(version 1)
 ; stdio with socketpair(). Binding or connecting a socket by path is decided after the writes.
 (allow system-socket (socket-domain AF_UNIX))
 
-; POSIX semaphores: Python multiprocessing (SemLock), Node native addons, PostgreSQL tools.
-(allow ipc-posix-sem)
+; POSIX semaphores by name prefix: Python multiprocessing's SemLock ("/mp-..."). Names are
+; global on the machine, so an unrestricted rule would let a command open (and post or wait on)
+; any host program's semaphore.
+(allow ipc-posix-sem (ipc-posix-name-prefix "/mp-"))
 
 ; Named shared memory of the sandboxed program's own: Python multiprocessing.shared_memory
 ; ("/psm_...") and the OpenMP runtime behind PyTorch and NumPy builds ("/__KMP_REGISTERED_LIB_<pid>").
 (allow ipc-posix-shm-read* ipc-posix-shm-write* (ipc-posix-name-prefix "/psm_"))
 (allow ipc-posix-shm-read* ipc-posix-shm-write* (ipc-posix-name-regex #"^/__KMP_REGISTERED_LIB_[0-9]+$"))
 
-; Pseudo-terminals: script, expect, Python's pty module and node-pty open a new PTY; a
-; terminal that existed before the sandbox stays usable for ioctls such as TIOCGWINSZ.
+; Pseudo-terminals: script, expect, Python's pty module and node-pty open a new PTY. Only the
+; ones made inside this sandbox (they carry its pty extension): another tab's /dev/ttysN is
+; neither readable, writable nor open to ioctls (echo off, stealing its keystrokes). cordon
+; never hands the command a terminal (stdin is /dev/null, output goes to pipes, own session).
 (allow pseudo-tty)
 (allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))
-(allow file-read* file-write*
+(allow file-read* file-write* file-ioctl
   (require-all
     (regex #"^/dev/ttys[0-9]+$")
     (extension "com.apple.sandbox.pty")))
-(allow file-ioctl (regex #"^/dev/ttys[0-9]+$"))
 
-; Minimal devices: every shell redirects to /dev/null; dd, head and test suites read /dev/zero;
-; every TLS, UUID and hashing library reads the random devices; Foundation's file APIs open
-; /dev/autofs_nowait; bash and zsh use /dev/fd for process substitution; dyld and Node probe
-; /dev/dtracehelper; tools ask /dev/tty for a terminal.
-(allow file-read-metadata (literal "/dev"))
+; Minimal devices (the generated rules never grant /dev): every shell redirects to /dev/null;
+; dd, head and test suites read /dev/zero; every TLS, UUID and hashing library reads the random
+; devices; Foundation's file APIs open /dev/autofs_nowait; bash and zsh use /dev/fd for process
+; substitution; dyld and Node probe /dev/dtracehelper; tools ask /dev/tty for a terminal;
+; "echo x >/dev/stderr" passes through the /dev/std* symlinks, whose hop is checked at its own
+; path; tty, "ls -l /dev" and isatty-style probes stat device nodes (metadata only).
+(allow file-read* (literal "/dev"))
+(allow file-read-metadata (subpath "/dev"))
+(allow file-read* (literal "/dev/stdin") (literal "/dev/stdout") (literal "/dev/stderr"))
 (allow file-read* file-write-data file-ioctl
   (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))
 (allow file-read* file-write-data

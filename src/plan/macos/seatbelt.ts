@@ -1,42 +1,54 @@
-// Policy → `sandbox-exec -p PROFILE -DNAME=path ... -- COMMAND`. Pure: machine facts come from
-// HostInfo. Every path reaches Seatbelt as a -D parameter and is referenced as (param "NAME"),
-// never spliced into the profile text, so no path can break or extend the profile.
+// Policy → `sandbox-exec -p PROFILE -DNAME=value ... -- COMMAND`. Pure: machine facts come
+// from HostInfo. Every path (and every alias regex) reaches Seatbelt as a -D parameter and is
+// referenced as (param "NAME"), never spliced into the profile text.
 //
-// Seatbelt applies the LAST matching rule of an operation. Everything generated is an allow
-// built so that allows never overlap wrongly; the only denies come last. Emitted order:
+// Seatbelt applies the LAST matching rule of an operation. Generated allows never overlap
+// wrongly; denies come after the allows they narrow. Emitted order:
 //   1. The static base (seatbelt-base.ts): (deny default) and what every program needs.
 //   2. Ancestors: file-read-metadata on the literal ancestors of each readable root that the
 //      policy denies, so realpath()/stat can walk down to the root (no listing, no content).
 //   3. Reads: (allow file-read* file-map-executable ...), then (allow process-exec ...) with the
 //      same clauses. One clause per rule granting read or write (none when its parent's rule
-//      already does): (subpath ROOT) minus, for each topmost `none` rule beneath it,
-//      (literal P) and (subpath P).
-//   4. Writes: one (allow file-write* ...), one clause per `write` rule (same pruning):
-//      (subpath ROOT) minus, for each topmost `read`/`none` rule beneath it (protected .git,
-//      .cordon, --deny, read-only carve-outs), both (require-not (literal P)) and (require-not (subpath P)); the literal is
-//      what stops the first `mkdir .cordon`. Nested reopening (write under none under write) is
-//      the union of the clauses: the deeper root has its own.
+//      already does): (subpath ROOT) minus, for each topmost `none` rule beneath it, its
+//      literal, its subpath and its other spellings (case, Unicode form, /System/Volumes/Data).
+//   4. Writes: (allow file-write* ...), one clause per `write` rule (same pruning) minus each
+//      topmost `read`/`none` rule beneath it (protected .git, --deny, read-only carve-outs); the
+//      literal is what stops the first `mkdir P` of a missing one. Nested reopening (write under
+//      none under write) is the union of the clauses: the deeper root has its own. Then hard
+//      links from the write clauses only (a link to a file outside would be writable, or
+//      readable, by the link's path: Seatbelt matches paths, not inodes) and clones of files
+//      from the read clauses (a copy of something readable); never of a directory.
 //   5. Rename guard: (deny file-write-unlink (literal A)) for every writable directory A that
 //      contains a read-only or denied path, so `mv A elsewhere` cannot carry the protected path
 //      out from under its rule (Seatbelt checks a rename's two paths, not the subtree).
-//   6. Network. Off: only unix-domain sockets, bound and connected by path inside the write
-//      clauses of 4 (a socket needs a writable place on Linux too). On: outbound, inbound,
-//      bind, and the services DNS and TLS need.
+//   6. Sockets and network (seatbelt-network.ts): the command's own unix sockets in the write
+//      clauses, host daemons' denied, --allow-unix; IP only with the network on, loopback only
+//      with the profile key localBinding.
 //   7. (deny file-ioctl TIOCSTI): last, so no earlier allow can re-open it.
 // A path is in the read set of 3 exactly when the policy's deepest rule for it is read/write,
-// and in the write set of 4 exactly when it is write: the clauses mirror policy/access.ts.
+// and in the write set of 4 exactly when it is write: the clauses mirror policy/access.ts
+// (test/property/seatbelt-model.test.ts). The builder's own rules (private temp, the user cache
+// dir, /dev) are listed in seatbelt-rules.ts.
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
-import {
-  findGoverningRule,
-  isEffective,
-  isWithin,
-  normalizeRules,
-  resolveAccess,
-} from '../../policy/access.ts';
-import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
+import { resolveAccess } from '../../policy/access.ts';
+import type { SandboxPolicy } from '../../policy/types.ts';
 import type { SeatbeltPlan } from '../types.ts';
 import { SEATBELT_BASE_PROFILE, SEATBELT_LOG_TAG, SEATBELT_TIOCSTI_DENY } from './seatbelt-base.ts';
+import { daemonSocketPaths, networkSection, resolverFiles, socketSection } from './seatbelt-network.ts';
+import {
+  allowForm,
+  ancestorsOf,
+  canonicalRules,
+  clause,
+  isCoveredByParent,
+  isReadable,
+  isWritable,
+  literalFilters,
+  ParamTable,
+  sortPaths,
+  topmostExclusions,
+} from './seatbelt-rules.ts';
 
 /**
  * Always this absolute path, never a PATH lookup: a fake `sandbox-exec` placed earlier on PATH
@@ -59,150 +71,6 @@ export interface SeatbeltBuildInput {
   readonly privateTmpDir?: string | undefined;
 }
 
-/** Distinct canonical paths → parameter names, in order of first use. */
-class ParamTable {
-  readonly params: Record<string, string> = {};
-  private readonly byPath = new Map<string, string>();
-
-  constructor(private readonly reserved: ReadonlyMap<string, string>) {}
-
-  ref(path: string): string {
-    let name = this.byPath.get(path) ?? this.reserved.get(path);
-    if (name === undefined) {
-      name = `PATH_${this.byPath.size}`;
-      this.byPath.set(path, name);
-    }
-    this.params[name] = path;
-    return `(param "${name}")`;
-  }
-}
-
-function parentDir(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
-
-/** Strict ancestors of `path`, nearest first, ending with '/'. */
-function ancestorsOf(path: string): string[] {
-  const out: string[] = [];
-  let current = path;
-  while (current !== '/') {
-    current = parentDir(current);
-    out.push(current);
-  }
-  return out;
-}
-
-/**
- * The rules strictly beneath `root` that `keep` rejects and that have no other rejected rule
- * between them and `root`: subtracting these from (subpath root) leaves exactly the paths the
- * root's rule (or an accepted rule beneath it, which has its own clause) governs.
- */
-function topmostExclusions(
-  rules: readonly PolicyRule[],
-  root: PolicyRule,
-  keep: (access: Access) => boolean,
-): PolicyRule[] {
-  const rejected = rules.filter(
-    (r) => r.path !== root.path && isWithin(r.path, root.path) && !keep(r.access),
-  );
-  return rejected.filter(
-    (c) => !rejected.some((d) => d !== c && d.path !== c.path && isWithin(c.path, d.path)),
-  );
-}
-
-const isReadable = (access: Access): boolean => access !== 'none';
-const isWritable = (access: Access): boolean => access === 'write';
-
-/**
- * Whether the rule governing the parent of `rule` already grants what `rule` grants: then that
- * parent's clause covers `rule`'s subtree (no rule lies between them, and the same exclusions
- * apply), so `rule` needs no clause of its own.
- */
-function isCoveredByParent(
-  rules: readonly PolicyRule[],
-  rule: PolicyRule,
-  grants: (a: Access) => boolean,
-): boolean {
-  if (rule.path === '/') return false;
-  const parent = findGoverningRule(
-    rules.filter((r) => r.path !== rule.path),
-    parentDir(rule.path),
-  );
-  return parent !== undefined && grants(parent.access);
-}
-
-/** The policy's rules, canonicalized for Seatbelt (which sees /private/tmp, never /tmp). */
-function canonicalRules(input: SeatbeltBuildInput, privateTmp: string | undefined): PolicyRule[] {
-  const { policy, host } = input;
-  const rules: PolicyRule[] = policy.rules.map((r) => ({ ...r, path: host.realpath(r.path) }));
-  if (privateTmp !== undefined) {
-    // Private temp: the per-run dir is writable; the shared temp dirs it replaces are hidden
-    // (as a fresh tmpfs hides /tmp on Linux) unless a rule names them exactly.
-    const named = new Set(rules.map((r) => r.path));
-    for (const shared of [host.realpath(host.tmpdir), host.realpath('/tmp')]) {
-      if (named.has(shared)) continue;
-      rules.push({ path: shared, access: 'none', source: { kind: 'private-tmp' } });
-      named.add(shared);
-    }
-    rules.push({ path: privateTmp, access: 'write', source: { kind: 'private-tmp' } });
-  }
-  const normalized = normalizeRules(rules);
-  return normalized.filter((r) => isEffective(normalized, r));
-}
-
-/** A unix-domain socket's path, for network-bind (local) or network-outbound (remote). */
-function socketClause(
-  table: ParamTable,
-  side: 'local' | 'remote',
-  root: string,
-  exclusions: readonly PolicyRule[],
-): string {
-  const at = (ref: string) => `(${side} unix-socket (subpath ${ref}))`;
-  if (exclusions.length === 0) return `  ${at(table.ref(root))}`;
-  const parts = [`  (require-all`, `    ${at(table.ref(root))}`];
-  for (const c of exclusions) parts.push(`    (require-not ${at(table.ref(c.path))})`);
-  parts[parts.length - 1] += ')';
-  return parts.join('\n');
-}
-
-function clause(table: ParamTable, root: string, exclusions: readonly PolicyRule[]): string {
-  if (exclusions.length === 0) return `  (subpath ${table.ref(root)})`;
-  const parts = [`  (require-all`, `    (subpath ${table.ref(root)})`];
-  for (const c of exclusions) {
-    const ref = table.ref(c.path);
-    parts.push(`    (require-not (literal ${ref}))`, `    (require-not (subpath ${ref}))`);
-  }
-  parts[parts.length - 1] += ')';
-  return parts.join('\n');
-}
-
-function allowForm(operation: string, clauses: readonly string[]): string {
-  return `(allow ${operation}\n${clauses.join('\n')})`;
-}
-
-const NETWORK_SECTION = `; Network on: connections both ways and listening sockets.
-(allow network-outbound)
-(allow network-inbound)
-(allow network-bind)
-; Interface and route information (Network.framework, getifaddrs users, Go's net package).
-(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol 2)))
-(allow sysctl-read (sysctl-name-prefix "net.routetable."))
-; Name resolution reads the resolver configuration from configd.
-(allow mach-lookup
-  (global-name "com.apple.SystemConfiguration.DNSConfiguration")
-  (global-name "com.apple.SystemConfiguration.configd")
-  (global-name "com.apple.networkd"))
-; TLS certificate trust (Security.framework: curl, git, Go's crypto/x509, Python via certifi
-; fallbacks, Swift/ObjC URLSession) and revocation checks; dirhelper locates the cache dirs.
-(allow mach-lookup
-  (global-name "com.apple.trustd")
-  (global-name "com.apple.trustd.agent")
-  (global-name "com.apple.SecurityServer")
-  (global-name "com.apple.securityd.xpc")
-  (global-name "com.apple.ocspd")
-  (global-name "com.apple.bsd.dirhelper"))`;
-
 export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
   const { policy, command, host } = input;
   if (host.platform !== 'darwin')
@@ -216,7 +84,7 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
   const privateTmp = policy.privateTmp
     ? (input.privateTmpDir ?? `${host.realpath(host.tmpdir)}/${PRIVATE_TMP_TEMPLATE_NAME}`)
     : undefined;
-  const rules = canonicalRules(input, privateTmp);
+  const rules = canonicalRules(policy, host, privateTmp);
   // Unlike bwrap's, sandbox-exec's own path needs no "not writable" check: /usr/bin is on the
   // sealed, read-only system volume, so no write rule can let a command replace it.
   const reserved = new Map<string, string>();
@@ -226,39 +94,42 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
 
   const readable = rules.filter((r) => r.access !== 'none' && !isCoveredByParent(rules, r, isReadable));
   const writable = rules.filter((r) => r.access === 'write' && !isCoveredByParent(rules, r, isWritable));
+  const resolver = policy.network === 'on' ? resolverFiles(rules) : [];
 
-  // 2. ancestors of readable roots that the policy denies: stat only
+  // 2. ancestors of readable roots (and of the resolver's files) that the policy denies
   const ancestors = new Set<string>();
-  for (const root of readable) {
-    for (const a of ancestorsOf(root.path)) if (resolveAccess(rules, a) === 'none') ancestors.add(a);
+  for (const path of [...readable.map((r) => r.path), ...resolver]) {
+    for (const a of ancestorsOf(path)) if (resolveAccess(rules, a) === 'none') ancestors.add(a);
   }
   if (ancestors.size > 0) {
-    const sorted = [...ancestors].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
     sections.push(
       `; Ancestors of readable roots: stat only, so realpath() can reach the roots.\n${allowForm(
         'file-read-metadata',
-        sorted.map((a) => `  (literal ${table.ref(a)})`),
+        sortPaths(ancestors).map((a) => `  (literal ${table.ref(a)})`),
       )}`,
     );
   }
 
   // 3. reads, mapping code, exec
+  const readClauses = readable.map((r) => clause(table, r.path, topmostExclusions(rules, r, isReadable)));
   if (readable.length > 0) {
-    const clauses = readable.map((r) => clause(table, r.path, topmostExclusions(rules, r, isReadable)));
     sections.push(
       `; Reads, and mapping code from the same places (dyld, JITs, native addons).\n${allowForm(
         'file-read* file-map-executable',
-        clauses,
+        readClauses,
       )}`,
-      `; Running programs: from the readable places only, as on Linux.\n${allowForm('process-exec', clauses)}`,
+      `; Running programs: from the readable places only, as on Linux.\n${allowForm('process-exec', readClauses)}`,
     );
   }
 
-  // 4. writes
+  // 4. writes, hard links, clones
+  const writeExclusions = writable.map((r) => topmostExclusions(rules, r, isWritable));
   if (writable.length > 0) {
-    const clauses = writable.map((r) => clause(table, r.path, topmostExclusions(rules, r, isWritable)));
+    const writeClauses = writable.map((r, i) => clause(table, r.path, writeExclusions[i]!));
     sections.push(
-      `; Writes: the writable roots minus the read-only and denied paths beneath them.\n${allowForm('file-write*', clauses)}`,
+      `; Writes: the writable roots minus the read-only and denied paths beneath them.\n${allowForm('file-write*', writeClauses)}`,
+      `; Hard links (ln, pnpm, cargo, uv, bun) of files in the writable roots only: a link to a file\n; elsewhere would make it writable, or readable, under the link's path.\n${allowForm('file-link', writeClauses)}`,
+      `; Clones (cp -c, clonefile) of readable files: a copy-on-write copy, nothing more. Never of a\n; directory: clonefile copies the whole tree beneath it in one call, denied files included.\n${allowForm('file-clone', readClauses)}\n(deny file-clone (vnode-type DIRECTORY) (with message "${SEATBELT_LOG_TAG}"))`,
     );
   }
 
@@ -269,28 +140,27 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     for (const a of ancestorsOf(rule.path)) if (resolveAccess(rules, a) === 'write') guarded.add(a);
   }
   if (guarded.size > 0) {
-    const sorted = [...guarded].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
     sections.push(
-      `; Writable directories holding protected or denied paths: no rename or removal.\n(deny file-write-unlink\n${sorted
-        .map((a) => `  (literal ${table.ref(a)})`)
+      `; Writable directories holding protected or denied paths: no rename or removal.\n(deny file-write-unlink\n${sortPaths(
+        guarded,
+      )
+        .flatMap((a) => literalFilters(table, a).map((f) => `  ${f}`))
         .join('\n')}\n  (with message "${SEATBELT_LOG_TAG}"))`,
     );
   }
 
-  // 6. network: unix sockets in the writable roots when off, everything when on
-  if (policy.network === 'off' && writable.length > 0) {
-    const excluded = writable.map((r) => topmostExclusions(rules, r, isWritable));
-    sections.push(
-      `; Unix-domain sockets by path (build servers, test workers, language servers): bind and\n; connect inside the writable roots only, as on Linux, where a socket needs a writable place.\n${allowForm(
-        'network-bind',
-        writable.map((r, i) => socketClause(table, 'local', r.path, excluded[i]!)),
-      )}\n${allowForm(
-        'network-outbound',
-        writable.map((r, i) => socketClause(table, 'remote', r.path, excluded[i]!)),
-      )}`,
-    );
-  }
-  if (policy.network === 'on') sections.push(NETWORK_SECTION);
+  // 6. sockets and network
+  sections.push(
+    socketSection({
+      table,
+      writable,
+      exclusions: writeExclusions,
+      daemons: daemonSocketPaths(host, input.env),
+      allowUnix: [...new Set(policy.allowUnix ?? [])],
+    }),
+  );
+  const network = networkSection(policy, table, resolver);
+  if (network !== '') sections.push(network);
 
   // 7. terminal input injection
   sections.push(
@@ -300,7 +170,7 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
   const profile = `${sections.join('\n\n')}\n`;
   const params = table.params;
   const defines = Object.entries(params).map(([name, value]) => `-D${name}=${value}`);
-  const env = privateTmp !== undefined ? { ...input.env, TMPDIR: privateTmp } : { ...input.env };
+  const env = commandEnv(input.env, rules, host, privateTmp);
   return {
     backend: 'seatbelt',
     executable: SANDBOX_EXEC_PATH,
@@ -312,6 +182,30 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     params: { ...params },
     privateTmp: privateTmp === undefined ? undefined : { path: privateTmp, param: PRIVATE_TMP_PARAM },
   };
+}
+
+/**
+ * The command's environment: TMPDIR at the private temp dir, and PATH without the entries the
+ * policy denies. macOS's execvp stops at the first EPERM (a denied directory) instead of
+ * trying the next entry as it does on ENOENT, so a denied PATH entry would hide every program
+ * after it.
+ */
+function commandEnv(
+  base: Readonly<Record<string, string>>,
+  rules: Parameters<typeof resolveAccess>[0],
+  host: HostInfo,
+  privateTmp: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = { ...base };
+  if (privateTmp !== undefined) env['TMPDIR'] = privateTmp;
+  const path = env['PATH'];
+  if (path !== undefined) {
+    const kept = path
+      .split(':')
+      .filter((dir) => !dir.startsWith('/') || resolveAccess(rules, host.realpath(dir)) !== 'none');
+    env['PATH'] = kept.join(':');
+  }
+  return env;
 }
 
 /**
