@@ -101,6 +101,12 @@ export const FLAG_TABLE = {
     kind: 'list',
     scope: 'run',
   },
+  envFile: {
+    spelling: '--env-file <file>',
+    help: 'set the variables of a dotenv file (NAME=VALUE lines; repeatable; --env wins)',
+    kind: 'list',
+    scope: 'run',
+  },
   clearEnv: {
     spelling: '--clear-env',
     help: 'start from an empty environment but for PATH, HOME, LANG, TERM, TMPDIR',
@@ -146,7 +152,7 @@ export const OPTION_SOURCES: { readonly [K in keyof Required<RunOptions>]: reado
   network: ['net'],
   env: null,
   keepEnv: ['env'],
-  setEnv: ['env'],
+  setEnv: ['env', 'envFile'],
   clearEnv: ['clearEnv'],
   signal: null,
   bestEffort: ['bestEffort'],

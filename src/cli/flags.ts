@@ -5,6 +5,7 @@ import { parseDuration, parseSize } from '../options/parse-units.ts';
 import { type RunOptions, STOP_SIGNALS, type StopSignal } from '../options/types.ts';
 import type { BackendRequest } from '../plan/choose.ts';
 import { BACKEND_NAMES } from '../plan/types.ts';
+import { readEnvFile } from './env-file.ts';
 import type { RawFlags } from './flag-table.ts';
 
 export type { RawFlags } from './flag-table.ts';
@@ -59,6 +60,7 @@ export function parseEnvFlags(values: readonly string[]): { keep: string[]; set:
 export function toRunOptions(flags: RawFlags): CliRunOptions {
   if (flags.quiet && flags.verbose) throw new CordonError('bad-flag', 'choose one of --quiet and --verbose');
   const env = parseEnvFlags(flags.env ?? []);
+  const fromFiles = Object.assign({}, ...(flags.envFile ?? []).map(readEnvFile)) as Record<string, string>;
   const run: RunOptions = {
     cwd: flags.cwd,
     timeoutMs:
@@ -74,7 +76,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     deny: flags.deny ?? [],
     network: flags.net,
     keepEnv: env.keep,
-    setEnv: env.set,
+    setEnv: { ...fromFiles, ...env.set },
     clearEnv: flags.clearEnv ?? false,
     bestEffort: flags.bestEffort ?? false,
     reportDenials: (flags.verbose ?? false) || (flags.json ?? false),

@@ -1,7 +1,7 @@
 // The real CLI (bin/cordon, built bundle) as users run it: flags, exit codes, JSON, report
 // file, environment filtering, signals, and what is left behind.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORDON, makeTempDir, runCli } from '../helpers/cli.ts';
@@ -309,3 +309,30 @@ describe.runIf(isLinux && spawnSync('script', ['--version']).status === 0)(
     });
   },
 );
+
+describe.runIf(isLinux)('cli: --env-file', () => {
+  it('sets the variables for the command and never reaches Node itself; --env wins', async () => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'vars.env'), 'FROM_FILE=one\nBOTH=file\nGITHUB_TOKEN=kept-because-given\n');
+    const r = await runCli(
+      [
+        '-q',
+        '--backend',
+        'none',
+        '--env-file',
+        join(dir, 'vars.env'),
+        '--env',
+        'BOTH=flag',
+        '--',
+        'sh',
+        '-c',
+        'echo "$FROM_FILE $BOTH $GITHUB_TOKEN"',
+      ],
+      { cwd: dir },
+    );
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, 'one flag kept-because-given\n', '']);
+    const missing = await runCli(['--env-file', join(dir, 'nope.env'), '--', 'true'], { cwd: dir });
+    expect(missing.code).toBe(125);
+    expect(missing.stderr).toMatch(/cannot read --env-file '.*nope\.env': ENOENT/);
+  });
+});

@@ -1,8 +1,14 @@
 // The flag table is the one definition: every run-scoped flag feeds some RunOptions field, and
 // toRunOptions maps each flag to the field OPTION_SOURCES names.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE, type FlagName, OPTION_SOURCES } from '../../src/cli/flag-table.ts';
 import { toRunOptions } from '../../src/cli/flags.ts';
+
+const envFile = join(mkdtempSync(join(tmpdir(), 'cordon-flags-')), '.env');
+writeFileSync(envFile, 'FROM_FILE=1\n');
 
 describe('flag table', () => {
   it('every run flag is the source of some RunOptions field; cli flags are not', () => {
@@ -28,6 +34,7 @@ describe('flag table', () => {
       changes: true,
       net: true,
       env: ['KEEP', 'SET=1'],
+      envFile: [envFile],
       clearEnv: true,
       bestEffort: true,
       verbose: true,
