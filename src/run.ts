@@ -44,11 +44,6 @@ export interface RunDeps {
   readonly platform?: Platform | undefined;
   readonly cwdOverride?: string | undefined;
   /**
-   * Landlock: confine this process's main thread just before spawning (the CLI, which exits
-   * after the run) instead of starting a helper process. Never for the library.
-   */
-  readonly landlockInProcess?: boolean | undefined;
-  /**
    * Creates and checks the sandbox cache on the real file system (prepareSandboxCache);
    * returns why it is unavailable, if it is. Absent (synthetic hosts: explain --platform,
    * golden tests): no sandbox cache is planned, so nothing is created.
@@ -294,12 +289,10 @@ export async function executePlan(
   const denialLog =
     plan.backend === 'seatbelt' && options.reportDenials ? await startSeatbeltLog() : undefined;
   let denials: SeatbeltViolation[] = [];
-  // Landlock: a helper process (library) or this thread confined right before the spawn (CLI).
+  // Landlock: always a helper process, so cordon stays outside the command's domain.
   const launch =
     plan.backend === 'landlock'
-      ? await import('./backends/landlock/launch.ts').then((m) =>
-          m.prepareLandlockLaunch(plan, deps.landlockInProcess ? 'self' : 'helper'),
-        )
+      ? await import('./backends/landlock/launch.ts').then((m) => m.prepareLandlockLaunch(plan))
       : undefined;
   let outcome: SpawnOutcome;
   try {

@@ -114,7 +114,7 @@ export function runExplain(
   if (plan.backend === 'landlock') {
     lines.push(
       `  landlock: ABI ${plan.abi}, handled fs 0x${plan.handledFs.toString(16)}, net 0x${plan.handledNet.toString(16)}, scoped 0x${plan.scoped.toString(16)}`,
-      `  seccomp: ${plan.seccomp ? `${plan.seccomp.arch}, network ${plan.seccomp.network}${plan.seccomp.refuseConnect ? ', connect() refused' : ''}` : 'none'}`,
+      `  seccomp: ${plan.seccomp ? `baseline (${plan.seccomp.arch}), IP ${plan.seccomp.ip === 'allow' ? 'allowed' : 'refused'}${plan.seccomp.unixNetworkOff ? `, unix: stream only${plan.seccomp.unixNetworkOff.refuseConnect ? ', connect() refused' : ''}` : ''}` : 'none'}`,
       `  private temp dir: ${plan.privateTmp ? `${plan.privateTmp.parent}/${plan.privateTmp.prefix}XXXXXX` : 'no'}`,
       '  landlock rules:',
       ...plan.rules.map(

@@ -81,14 +81,7 @@ async function main(argv: readonly string[]): Promise<number> {
     prepareCache: prepareSandboxCache,
   });
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
-  // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
-  // report is written from that thread afterwards, so the helper process is used instead.
-  const deps: RunDeps = {
-    probe,
-    subreaper,
-    landlockInProcess: !options.report,
-    prepareCache: prepareSandboxCache,
-  };
+  const deps: RunDeps = { probe, subreaper, prepareCache: prepareSandboxCache };
 
   const controller = new AbortController();
   let receivedSignal: NodeJS.Signals | undefined;

@@ -183,3 +183,13 @@ export function execveCommand(
   execve(file, [...argv, null], [...envp, null]);
   return libc.errno();
 }
+
+/**
+ * End this process at once with `code` (_exit(2)), without Node's exit path: after the
+ * baseline filter refuses io_uring, libuv's teardown would abort on its ring.
+ */
+export function exitImmediately(code: number): never {
+  const lib = loadLibC().koffi.load('libc.so.6');
+  lib.func('void _exit(int status)')(code);
+  throw new Error('_exit returned');
+}

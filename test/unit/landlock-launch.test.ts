@@ -23,13 +23,13 @@ const plan: LandlockPlan = {
   scoped: 3,
   rules: [{ path: '/usr', access: 'read', kind: 'dir', rights: 13, origin: 'policy' }],
   network: 'off',
-  seccomp: { arch: 'x64', network: 'off', refuseConnect: true },
+  seccomp: { arch: 'x64', ip: 'refuse', ownsMountNamespace: false, unixNetworkOff: { refuseConnect: true } },
   privateTmp: undefined,
 };
 
 describe('Landlock helper launch', () => {
   it('keeps the environment out of argv and away from the helper Node', async () => {
-    const launch = await prepareLandlockLaunch(plan, 'helper');
+    const launch = await prepareLandlockLaunch(plan);
     expect(launch.executable).toBe(process.execPath);
     expect(launch.args.join('\n')).not.toContain('sekrit-value');
     expect(launch.args.slice(-3)).toEqual(['--', 'make', 'test']);
@@ -43,7 +43,7 @@ describe('Landlock helper launch', () => {
       handledNet: 3,
       scoped: 3,
       rules: [{ path: '/usr', rights: 13 }],
-      seccomp: { arch: 'x64', network: 'off', refuseConnect: true },
+      seccomp: { arch: 'x64', ip: 'refuse', ownsMountNamespace: false, unixNetworkOff: { refuseConnect: true } },
     });
     await launch.cleanup();
   });

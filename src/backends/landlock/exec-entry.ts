@@ -9,6 +9,7 @@ import {
   type ConfineSpec,
   confineThisThread,
   execveCommand,
+  exitImmediately,
   setParentDeathSignal,
 } from '../../native/landlock.ts';
 import { decodeHelperEnv } from './launch.ts';
@@ -16,8 +17,12 @@ import { decodeHelperEnv } from './launch.ts';
 const SIGKILL = 9;
 const ERRNO_NAMES: Record<number, string> = { 2: 'ENOENT', 8: 'ENOEXEC', 13: 'EACCES', 21: 'EISDIR' };
 
+let confined = false;
+
 function die(message: string, code: number): never {
   writeSync(2, `${message}\n`);
+  // Once confined, Node's own exit path would meet the baseline filter (io_uring refused).
+  if (confined) exitImmediately(code);
   process.exit(code);
 }
 
@@ -47,6 +52,7 @@ function main(argv: readonly string[]): void {
   const command = argv.slice(2);
   setParentDeathSignal(SIGKILL);
   try {
+    confined = true;
     confineThisThread(spec);
   } catch (error) {
     die(`cordon-landlock: could not apply the Landlock ruleset: ${(error as Error).message}`, 125);

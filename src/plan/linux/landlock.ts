@@ -161,11 +161,11 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
       access: 'signal',
       reason: `Landlock ABI ${abi} cannot stop signals to the user's other processes (scoping needs ABI 6, Linux 6.12)`,
     });
-  if (policy.network === 'off' && !isSeccompArch(host.arch))
+  if (!isSeccompArch(host.arch))
     inexact.push({
-      path: '(network)',
-      access: 'off',
-      reason: `no seccomp filter for architecture ${host.arch} (x64 and arm64 only): UDP and other sockets would stay open`,
+      path: '(seccomp baseline)',
+      access: 'none',
+      reason: `no seccomp filter for architecture ${host.arch} (x64 and arm64 only): keyrings, SysV IPC, io_uring, other socket families${policy.network === 'off' ? ', UDP' : ''} would stay open`,
     });
   return { abi, rules, inexact, skipped };
 }
@@ -230,7 +230,12 @@ export function buildLandlockPlan(input: LandlockBuildInput): LandlockPlan {
   const network = policy.network;
   const handledFs = handledFsFor(abi, network);
   const seccomp = isSeccompArch(host.arch)
-    ? { arch: host.arch, network, refuseConnect: network === 'off' && abi < 9 }
+    ? {
+        arch: host.arch,
+        ip: network === 'off' ? ('refuse' as const) : ('allow' as const),
+        ownsMountNamespace: false,
+        unixNetworkOff: network === 'off' ? { refuseConnect: abi < 9 } : undefined,
+      }
     : undefined;
   return {
     backend: 'landlock',
