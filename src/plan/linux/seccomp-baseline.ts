@@ -21,6 +21,12 @@ export const ERRNO = {
   EAFNOSUPPORT: 97,
 } as const;
 
+/**
+ * Every entry answers ENOSYS, as a kernel built without the feature would: programs that probe
+ * (liburing, util-linux mount's new API, keyutils, multiprocessing back-ends) fall back instead
+ * of failing on an unexpected EPERM, and the answer can be told apart from the kernel's own
+ * EPERM for a missing capability.
+ */
 export interface BaselineEntry {
   /** Syscall names; a name missing from an architecture's table does not exist there. */
   readonly names: readonly string[];
@@ -47,31 +53,31 @@ export const BASELINE: readonly BaselineEntry[] = [
   },
   {
     names: ['bpf'],
-    errno: ERRNO.EPERM,
+    errno: ERRNO.ENOSYS,
     when: 'always',
     reason: 'eBPF programs and maps are a large kernel attack surface; no build or test needs them',
   },
   {
     names: ['perf_event_open'],
-    errno: ERRNO.EPERM,
+    errno: ERRNO.ENOSYS,
     when: 'always',
     reason: 'performance counters can observe other processes and the kernel (side channels)',
   },
   {
     names: ['userfaultfd'],
-    errno: ERRNO.EPERM,
+    errno: ERRNO.ENOSYS,
     when: 'always',
     reason: 'userfaultfd lets a program stall the kernel mid-copy, a common building block of kernel exploits',
   },
   {
     names: ['kexec_load', 'kexec_file_load'],
-    errno: ERRNO.EPERM,
+    errno: ERRNO.ENOSYS,
     when: 'always',
     reason: 'loads a new kernel',
   },
   {
     names: ['init_module', 'finit_module', 'delete_module', 'create_module'],
-    errno: ERRNO.EPERM,
+    errno: ERRNO.ENOSYS,
     when: 'always',
     reason: 'loads or unloads kernel modules',
   },
@@ -113,7 +119,7 @@ export const BASELINE: readonly BaselineEntry[] = [
       'fspick',
       'mount_setattr',
     ],
-    errno: ERRNO.EPERM,
+    errno: ERRNO.ENOSYS,
     when: 'no-mount-namespace',
     reason:
       'changing the mount table: without a mount namespace of its own the command would change the host view (Landlock refuses it too; this keeps the new mount API out as well)',
