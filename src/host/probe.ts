@@ -6,6 +6,7 @@ import {
   constants,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -226,5 +227,12 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,
+    listDir: (path) => {
+      try {
+        return readdirSync(path).sort();
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

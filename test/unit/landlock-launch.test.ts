@@ -43,7 +43,12 @@ describe('Landlock helper launch', () => {
       handledNet: 3,
       scoped: 3,
       rules: [{ path: '/usr', rights: 13 }],
-      seccomp: { arch: 'x64', ip: 'refuse', ownsMountNamespace: false, unixNetworkOff: { refuseConnect: true } },
+      seccomp: {
+        arch: 'x64',
+        ip: 'refuse',
+        ownsMountNamespace: false,
+        unixNetworkOff: { refuseConnect: true },
+      },
     });
     await launch.cleanup();
   });

@@ -176,7 +176,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     notEnforced.push({
       path: '(seccomp baseline)',
       access: 'none',
-      reason: `no seccomp filter for ${host.arch}: keyrings, io_uring, bpf, SysV IPC, other socket families${policy.network === 'off' ? ' and host daemons\' unix sockets' : ''} stay reachable`,
+      reason: `no seccomp filter for ${host.arch}: keyrings, io_uring, bpf, SysV IPC, other socket families${policy.network === 'off' ? " and host daemons' unix sockets" : ''} stay reachable`,
     });
   } else {
     throw new CordonError(

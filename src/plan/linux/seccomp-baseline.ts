@@ -67,7 +67,8 @@ export const BASELINE: readonly BaselineEntry[] = [
     names: ['userfaultfd'],
     errno: ERRNO.ENOSYS,
     when: 'always',
-    reason: 'userfaultfd lets a program stall the kernel mid-copy, a common building block of kernel exploits',
+    reason:
+      'userfaultfd lets a program stall the kernel mid-copy, a common building block of kernel exploits',
   },
   {
     names: ['kexec_load', 'kexec_file_load'],

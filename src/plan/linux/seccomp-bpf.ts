@@ -23,8 +23,8 @@ import {
   ERRNO,
   MAX_KNOWN_NR,
   NETLINK_ROUTE,
-  SYSCALL_TABLE,
   type SeccompArch,
+  SYSCALL_TABLE,
 } from './seccomp-baseline.ts';
 
 export type { SeccompArch } from './seccomp-baseline.ts';
