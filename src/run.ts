@@ -20,6 +20,7 @@ import { CLEAR_ENV_KEEP, DEFAULT_MAX_OUTPUT_BYTES, RESULT_SCHEMA_VERSION } from 
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
+import { describeLandlockFallback } from './plan/linux/fallback.ts';
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import {
   isNestedSandboxFailure,
@@ -346,6 +347,8 @@ export async function executePlan(
     const policy = prepared.policy;
     for (const v of selectViolations(denials)) annotations.push(renderViolation(v, policy));
   }
+  const fallback = describeLandlockFallback(options.backend ?? 'auto', prepared.choice);
+  if (fallback) annotations.push({ kind: 'warning', message: fallback });
   for (const ne of plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });
   if (outcome.started)

@@ -7,6 +7,7 @@ import { prepareSandboxCache } from '../cache/prepare.ts';
 import { isCordonError } from '../errors.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
+import { describeLandlockFallback } from '../plan/linux/fallback.ts';
 import type { Platform } from '../policy/types.ts';
 import { describeSource } from '../policy/types.ts';
 import { preparePlan, type RunDeps } from '../run.ts';
@@ -44,6 +45,7 @@ export function runExplain(
     prepared = preparePlan(command, { ...options.run, bestEffort: true }, deps);
   }
   const { policy, choice, plan } = prepared;
+  const fallback = describeLandlockFallback(options.run.backend ?? 'auto', choice);
   if (options.json) {
     write(
       1,
@@ -59,6 +61,7 @@ export function runExplain(
           [],
         backend: choice.backend,
         verdicts: choice.verdicts,
+        ...(fallback ? { fallback } : {}),
         droppedEnv: prepared.env.dropped,
         cache: prepared.cache
           ? {
@@ -100,6 +103,7 @@ export function runExplain(
     lines.push('no policy: --backend none runs the command without a sandbox');
   }
   lines.push(`backend: ${choice.backend}`);
+  if (fallback) lines.push(`  ${fallback}`);
   for (const v of choice.verdicts)
     lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
   if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(' ')}`);
