@@ -45,6 +45,8 @@ export interface ConfineSpec {
   readonly scoped: number;
   readonly rules: readonly { path: string; rights: number }[];
   readonly seccomp?: SeccompOptions | undefined;
+  /** The helper only: the cgroup.procs file it moves itself into before confining. */
+  readonly cgroupProcs?: string | undefined;
 }
 
 export class ConfineError extends Error {}

@@ -3,7 +3,7 @@
 // SIGPIPE ignored in the command). argv: SPEC_JSON -- COMMAND [ARG ...]. The command's
 // environment arrives encoded in CORDON_LANDLOCK_ENV_<n>, the helper's only variables (see
 // launch.ts), so no NODE_OPTIONS of the command reaches this Node and no secret is in argv.
-import { accessSync, constants, statSync, writeSync } from 'node:fs';
+import { accessSync, constants, statSync, writeFileSync, writeSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import {
   type ConfineSpec,
@@ -51,6 +51,16 @@ function main(argv: readonly string[]): void {
   const env = decodeHelperEnv(process.env);
   const command = argv.slice(2);
   setParentDeathSignal(SIGKILL);
+  if (spec.cgroupProcs) {
+    try {
+      writeFileSync(spec.cgroupProcs, '0');
+    } catch (error) {
+      die(
+        `cordon-landlock: could not join the run's cgroup ${spec.cgroupProcs}: ${(error as Error).message}`,
+        125,
+      );
+    }
+  }
   try {
     confined = true;
     confineThisThread(spec);

@@ -14,6 +14,7 @@ import { CordonError } from '../../errors.ts';
 import type { ConfineSpec } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
+import { createRunCgroup } from './cgroup.ts';
 
 export interface LandlockLaunch {
   readonly executable: string;
@@ -80,10 +81,17 @@ export async function prepareLandlockLaunch(plan: LandlockPlan): Promise<Landloc
     await chmod(privateTmp, 0o700);
   }
   const env = privateTmp ? { ...plan.env, TMPDIR: privateTmp } : { ...plan.env };
+  // Everything the command starts stays in this cgroup and is killed with it (where cordon may
+  // create one: see cgroup.ts); the helper joins it before confining itself.
+  const cgroup = createRunCgroup();
   const cleanup = async () => {
+    await cgroup?.kill();
     if (privateTmp) await rm(privateTmp, { recursive: true, force: true }).catch(() => {});
   };
-  const spec = toConfineSpec(plan, privateTmp);
+  const spec: ConfineSpec = {
+    ...toConfineSpec(plan, privateTmp),
+    ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
+  };
   return {
     executable: process.execPath,
     args: ['--no-warnings', findHelper(), JSON.stringify(spec), '--', plan.executable, ...plan.args],
