@@ -133,16 +133,6 @@ function installSeccomp(program: Buffer): void {
     fail('prctl(PR_SET_SECCOMP)', libc.errno());
 }
 
-const PR_SET_DUMPABLE = 4;
-
-/**
- * Make this process non-dumpable: processes without CAP_SYS_PTRACE can no longer ptrace it or
- * open its /proc/<pid>/mem, environ, maps. Needed when a thread of this process shares the
- * command's Landlock domain (Landlock allows ptrace within a domain).
- */
-export function setNotDumpable(): void {
-  if (loadLibC().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) !== 0) fail('prctl(PR_SET_DUMPABLE)', loadLibC().errno());
-}
 
 /** The kernel sends `signal` to this process when the thread that forked it exits. */
 export function setParentDeathSignal(signal: number): void {
