@@ -133,7 +133,6 @@ function installSeccomp(program: Buffer): void {
     fail('prctl(PR_SET_SECCOMP)', libc.errno());
 }
 
-
 /** The kernel sends `signal` to this process when the thread that forked it exits. */
 export function setParentDeathSignal(signal: number): void {
   loadLibC().prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
