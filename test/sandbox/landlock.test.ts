@@ -293,7 +293,7 @@ try { require('node:fs').writeFileSync(${JSON.stringify(outside)}, 'pwned'); con
       expect(readFileSync(outside, 'utf8')).toBe('original\n');
     });
 
-    it('cannot reach into the CLI that shares its domain (no /proc/PPID/mem, environ, maps)', async () => {
+    it('cannot reach into cordon, outside its domain (no /proc/PPID/mem, environ, maps)', async () => {
       const res = await cordon(
         [
           '--',
@@ -373,7 +373,7 @@ try { require('node:fs').writeFileSync(${JSON.stringify(outside)}, 'pwned'); con
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ status: 'exited', backend: 'landlock' });
   });
 
-  it('both launch modes start the command like a spawned child: no ignored signals, pipes blocking', async () => {
+  it('with and without --report the command starts like a spawned child: no ignored signals, pipes blocking', async () => {
     for (const extra of [[], ['--report', join(dir, 'sig.json')]]) {
       const res = await cordon([...extra, '--', 'sh', '-c', 'grep SigIgn /proc/self/status; yes | head -1']);
       expect(res.stdout).toBe('SigIgn:\t0000000000000000\ny\n');
