@@ -55,9 +55,10 @@ function main(argv: readonly string[]): void {
     try {
       writeFileSync(spec.cgroupProcs, '0');
     } catch (error) {
-      die(
-        `cordon-landlock: could not join the run's cgroup ${spec.cgroupProcs}: ${(error as Error).message}`,
-        125,
+      // Not confinement, only cleanup: say so and go on (the CLI's subreaper sweep remains).
+      writeSync(
+        2,
+        `cordon-landlock: could not join the run's cgroup (${(error as Error).message}): processes the command leaves behind are not guaranteed to be killed\n`,
       );
     }
   }
