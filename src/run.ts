@@ -74,6 +74,7 @@ export async function executePlan(
     prepared,
     launch: launched,
     budget,
+    requestedBackend: options.backend ?? 'auto',
     networkFromFlag: options.network !== undefined,
     changes,
     exitStatusOf: toExitStatus,

@@ -10,15 +10,13 @@ import type { Annotation } from '../result/types.ts';
 export interface LaunchMode {
   /** The calling process is a child subreaper (the CLI); the library's host program is not. */
   readonly subreaper: boolean;
-  /**
-   * Landlock: 'self' confines this process's main thread right before the spawn (the CLI,
-   * which exits after the run); 'helper' starts a helper process that confines itself.
-   */
-  readonly landlock: 'self' | 'helper';
 }
 
-/** The library: never a subreaper, never confines its caller. */
-export const LIBRARY_MODE: LaunchMode = { subreaper: false, landlock: 'helper' };
+/**
+ * The library: never a subreaper. (Landlock always runs through its helper process, for the
+ * CLI too, so cordon is never inside the command's domain.)
+ */
+export const LIBRARY_MODE: LaunchMode = { subreaper: false };
 
 export interface LaunchContext {
   /** Per-stream head and tail capacity; 0 = unlimited. */

@@ -1,6 +1,7 @@
 // `cordon doctor`: for this machine, which backends can enforce which parts of a policy, the
 // probe behind each answer, and for each missing piece the command that fixes it.
 import { readFileSync } from 'node:fs';
+import { cgroupUnavailableReason } from '../backends/landlock/cgroup.ts';
 import { probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
@@ -80,6 +81,15 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
       ok: (ll?.abi ?? 0) > 0,
       detail: ll && ll.abi > 0 ? `Landlock ABI ${ll.abi}` : (ll?.reason ?? 'no Landlock'),
       ...((ll?.abi ?? 0) > 0 ? {} : { fix: 'use a kernel >= 5.13 booted with lsm=...,landlock' }),
+    });
+    const noCgroup = cgroupUnavailableReason();
+    checks.push({
+      name: 'leftover processes',
+      ok: noCgroup === undefined,
+      detail:
+        noCgroup === undefined
+          ? 'Landlock runs get their own cgroup, killed with cgroup.kill after the run (bubblewrap: the pid namespace)'
+          : `${noCgroup}: under Landlock, escaped background processes are swept by the CLI as a child subreaper; a double-forked process can outlive a library run() (bubblewrap: the pid namespace, unaffected)`,
     });
     checks.push({
       name: 'seccomp',

@@ -7,6 +7,7 @@ import { prepareSandboxCache } from '../cache/prepare.ts';
 import { isCordonError } from '../errors.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
+import { describeLandlockFallback } from '../plan/linux/fallback.ts';
 import type { Platform } from '../policy/types.ts';
 import { describeSource } from '../policy/types.ts';
 import { type PrepareSeams, preparePlan } from '../prepare.ts';
@@ -43,6 +44,7 @@ export function runExplain(
     prepared = preparePlan(command, { ...options.run, bestEffort: true }, deps);
   }
   const { policy, choice, plan } = prepared;
+  const fallback = describeLandlockFallback(options.run.backend ?? 'auto', choice);
   if (options.json) {
     write(
       1,
@@ -61,6 +63,7 @@ export function runExplain(
             })) ?? [],
           backend: choice.backend,
           verdicts: choice.verdicts,
+          ...(fallback ? { fallback } : {}),
           droppedEnv: prepared.env.dropped,
           cache: prepared.cache
             ? {
@@ -103,6 +106,7 @@ export function runExplain(
     lines.push('no policy: --backend none runs the command without a sandbox');
   }
   lines.push(`backend: ${choice.backend}`);
+  if (fallback) lines.push(`  ${fallback}`);
   for (const v of choice.verdicts)
     lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
   if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(' ')}`);
@@ -117,7 +121,7 @@ export function runExplain(
   if (plan.backend === 'landlock') {
     lines.push(
       `  landlock: ABI ${plan.abi}, handled fs 0x${plan.handledFs.toString(16)}, net 0x${plan.handledNet.toString(16)}, scoped 0x${plan.scoped.toString(16)}`,
-      `  seccomp: ${plan.seccomp ? `${plan.seccomp.arch}, network ${plan.seccomp.network}${plan.seccomp.refuseConnect ? ', connect() refused' : ''}` : 'none'}`,
+      `  seccomp: ${plan.seccomp ? `baseline (${plan.seccomp.arch}), IP ${plan.seccomp.ip === 'allow' ? 'allowed' : 'refused'}${plan.seccomp.unixNetworkOff ? `, unix: stream only${plan.seccomp.unixNetworkOff.refuseConnect ? ', connect() refused' : ''}` : ''}` : 'none'}`,
       `  private temp dir: ${plan.privateTmp ? `${plan.privateTmp.parent}/${plan.privateTmp.prefix}XXXXXX` : 'no'}`,
       '  landlock rules:',
       ...plan.rules.map(

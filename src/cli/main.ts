@@ -92,9 +92,7 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
       : options.run;
   const prepared = preparePlan(parsed.command, runOptions);
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
-  // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
-  // report is written from that thread afterwards, so the helper process is used instead.
-  const mode: LaunchMode = { subreaper, landlock: options.report ? 'helper' : 'self' };
+  const mode: LaunchMode = { subreaper };
 
   if (options.verbose && !options.json) write(2, renderVerboseHeader(prepared).join(''));
   const controller = new AbortController();

@@ -6,6 +6,7 @@ import {
   constants,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -246,5 +247,12 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,
+    listDir: (path) => {
+      try {
+        return readdirSync(path).sort();
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

@@ -121,5 +121,20 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],
+    listDir: (path) => {
+      const prefix = path.endsWith('/') ? path : `${path}/`;
+      const names = new Set<string>();
+      for (const p of [
+        ...knownDirs,
+        ...Object.keys(files),
+        ...Object.keys(links),
+        '/dev/null',
+        '/proc/self',
+      ]) {
+        if (p.startsWith(prefix) && p.length > prefix.length)
+          names.add(p.slice(prefix.length).split('/')[0]!);
+      }
+      return [...names].sort();
+    },
   };
 }

@@ -77,4 +77,6 @@ export interface HostInfo {
   kind(path: string): PathKind;
   /** Small text files (a .git pointer file); undefined when unreadable. */
   readText(path: string): string | undefined;
+  /** Names in a directory (Landlock grants / entry by entry to leave /dev out); undefined when unreadable. */
+  listDir?(path: string): readonly string[] | undefined;
 }

@@ -45,6 +45,8 @@ export interface ConfineSpec {
   readonly scoped: number;
   readonly rules: readonly { path: string; rights: number }[];
   readonly seccomp?: SeccompOptions | undefined;
+  /** The helper only: the cgroup.procs file it moves itself into before confining. */
+  readonly cgroupProcs?: string | undefined;
 }
 
 export class ConfineError extends Error {}
@@ -131,17 +133,6 @@ function installSeccomp(program: Buffer): void {
     fail('prctl(PR_SET_SECCOMP)', libc.errno());
 }
 
-const PR_SET_DUMPABLE = 4;
-
-/**
- * Make this process non-dumpable: processes without CAP_SYS_PTRACE can no longer ptrace it or
- * open its /proc/<pid>/mem, environ, maps. Needed when a thread of this process shares the
- * command's Landlock domain (Landlock allows ptrace within a domain).
- */
-export function setNotDumpable(): void {
-  if (loadLibC().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) !== 0) fail('prctl(PR_SET_DUMPABLE)', loadLibC().errno());
-}
-
 /** The kernel sends `signal` to this process when the thread that forked it exits. */
 export function setParentDeathSignal(signal: number): void {
   loadLibC().prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
@@ -182,4 +173,14 @@ export function execveCommand(
   const envp = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   execve(file, [...argv, null], [...envp, null]);
   return libc.errno();
+}
+
+/**
+ * End this process at once with `code` (_exit(2)), without Node's exit path: after the
+ * baseline filter refuses io_uring, libuv's teardown would abort on its ring.
+ */
+export function exitImmediately(code: number): never {
+  const lib = loadLibC().koffi.load('libc.so.6');
+  lib.func('void _exit(int status)')(code);
+  throw new Error('_exit returned');
 }

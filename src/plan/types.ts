@@ -2,6 +2,7 @@
 // (policy, command, HostInfo). exec/ spawns `executable` with `args`; backend-specific
 // fields carry what must happen around the spawn (placeholders to create and remove,
 // a Landlock ruleset to apply in the child).
+import type { SeccompOptions } from './linux/seccomp-bpf.ts';
 import type { WindowsSpec } from './windows/spec.ts';
 
 export type BackendName = 'none' | 'bwrap' | 'landlock' | 'seatbelt' | 'windows';
@@ -84,7 +85,7 @@ export interface LandlockPlan extends PlanBase {
   readonly rules: readonly LandlockRule[];
   readonly network: 'on' | 'off';
   /** The seccomp filter installed with the ruleset (see plan/linux/seccomp-bpf.ts). */
-  readonly seccomp?: { arch: 'x64' | 'arm64'; network: 'on' | 'off'; refuseConnect: boolean } | undefined;
+  readonly seccomp?: SeccompOptions | undefined;
   /** Create a fresh 0700 dir in `parent` (writable, TMPDIR points at it) and delete it after. */
   readonly privateTmp?: { parent: string; prefix: string } | undefined;
 }

@@ -6,6 +6,8 @@ import type { ChangeReport } from '../changes/types.ts';
 import { denialAnnotations } from '../denials/for-run.ts';
 import type { CollectedStream } from '../exec/collector.ts';
 import { RESULT_SCHEMA_VERSION } from '../options/defaults.ts';
+import type { BackendRequest } from '../plan/choose.ts';
+import { describeLandlockFallback } from '../plan/linux/fallback.ts';
 import type { PreparedRun } from '../prepare.ts';
 import { renderStreams } from '../render/budget.ts';
 import { classifyOutcome } from './classify.ts';
@@ -16,6 +18,8 @@ export interface ResultInput {
   readonly launch: LaunchResult;
   /** Combined stdout+stderr budget in rendered bytes; 0 = unlimited. */
   readonly budget: number;
+  /** What the caller asked for ('auto' unless named): the Landlock fallback line depends on it. */
+  readonly requestedBackend: BackendRequest;
   /** The network switch came from a flag (denial hints name the flag, not the profile). */
   readonly networkFromFlag: boolean;
   readonly changes?: ChangeReport | undefined;
@@ -37,6 +41,8 @@ export function runAnnotations(input: ResultInput, status: RunStatus): Annotatio
       message: `could not start the command: ${outcome.failureMessage ?? 'unknown error'}`,
     });
   annotations.push(...launch.annotations);
+  const fallback = describeLandlockFallback(input.requestedBackend, prepared.choice);
+  if (fallback) annotations.push({ kind: 'warning', message: fallback });
   for (const ne of prepared.plan.notEnforced)
     annotations.push({ kind: 'warning', message: `not enforced: ${ne.access} ${ne.path} (${ne.reason})` });
   if (outcome.started)

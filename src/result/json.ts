@@ -40,6 +40,8 @@ export type ExplainJson = Versioned<{
   readonly rules: readonly { readonly path: string; readonly access: string; readonly source: string }[];
   readonly backend: BackendName;
   readonly verdicts: readonly VerdictJson[];
+  /** When auto fell from bubblewrap to Landlock: one line naming what is lost. */
+  readonly fallback?: string | undefined;
   readonly droppedEnv: readonly string[];
   readonly cache: {
     readonly mode: string;

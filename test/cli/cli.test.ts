@@ -2,7 +2,7 @@
 // file, environment filtering, signals, and what is left behind.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORDON, makeTempDir, runCli } from '../helpers/cli.ts';
 import { findProcesses, uniqueMarker } from '../helpers/procs.ts';
@@ -331,8 +331,14 @@ describe.runIf(isLinux)('cli: --env-file', () => {
       { cwd: dir },
     );
     expect([r.code, r.stdout, r.stderr]).toEqual([0, 'one flag kept-because-given\n', '']);
-    const missing = await runCli(['--env-file', join(dir, 'nope.env'), '--', 'true'], { cwd: dir });
-    expect(missing.code).toBe(125);
-    expect(missing.stderr).toMatch(/cannot read --env-file '.*nope\.env': ENOENT/);
+    // First on the command line too, started through bin/cordon's own #! line as an installed
+    // cordon is: Node itself must not take --env-file for its own option.
+    const viaShebang = spawnSync(CORDON, ['--env-file', join(dir, 'nope.env'), '--', 'true'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env['HOME'] ?? '/root' },
+    });
+    expect(viaShebang.status).toBe(125);
+    expect(viaShebang.stderr).toMatch(/^cordon: cannot read --env-file '.*nope\.env': ENOENT/);
   });
 });

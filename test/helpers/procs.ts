@@ -19,6 +19,20 @@ export function findProcesses(marker: string): number[] {
   return out;
 }
 
+/**
+ * The processes still alive with `marker` after up to `withinMs`: a SIGKILLed process can take
+ * a moment to be scheduled and die on a loaded machine. Empty means every one is gone.
+ */
+export async function processesLeft(marker: string, withinMs = 3000): Promise<number[]> {
+  const until = Date.now() + withinMs;
+  let left = findProcesses(marker);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = findProcesses(marker);
+  }
+  return left;
+}
+
 export function countOpenFds(): number {
   return readdirSync('/proc/self/fd').length;
 }

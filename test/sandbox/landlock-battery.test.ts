@@ -180,7 +180,7 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
     expect(existsSync(join(fx.outside, 'planted'))).toBe(false);
   });
 
-  it('a missing or non-executable command gives 127 or 126, in-process and through the helper', async () => {
+  it('a missing or non-executable command gives 127 or 126, with and without --report', async () => {
     writeFileSync(join(fx.ws, 'plain.sh'), 'echo hi\n', { mode: 0o644 });
     const report = ['--report', join(fx.outside, `r-${uid ?? 0}.json`)];
     for (const extra of [[], report]) {

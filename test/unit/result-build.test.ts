@@ -39,6 +39,7 @@ const build = (backend: 'none' | 'bwrap', l: LaunchResult, budget = 64 * 1024) =
     prepared: preparePlan(['make', 'test'], { backend, env: { PATH: '/usr/bin' } }, seams),
     launch: l,
     budget,
+    requestedBackend: backend,
     networkFromFlag: false,
     exitStatusOf: toExitStatus,
   });

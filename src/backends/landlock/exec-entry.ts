@@ -3,12 +3,13 @@
 // SIGPIPE ignored in the command). argv: SPEC_JSON -- COMMAND [ARG ...]. The command's
 // environment arrives encoded in CORDON_LANDLOCK_ENV_<n>, the helper's only variables (see
 // launch.ts), so no NODE_OPTIONS of the command reaches this Node and no secret is in argv.
-import { accessSync, constants, statSync, writeSync } from 'node:fs';
+import { accessSync, constants, statSync, writeFileSync, writeSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import {
   type ConfineSpec,
   confineThisThread,
   execveCommand,
+  exitImmediately,
   setParentDeathSignal,
 } from '../../native/landlock.ts';
 import { decodeHelperEnv } from './launch.ts';
@@ -16,8 +17,12 @@ import { decodeHelperEnv } from './launch.ts';
 const SIGKILL = 9;
 const ERRNO_NAMES: Record<number, string> = { 2: 'ENOENT', 8: 'ENOEXEC', 13: 'EACCES', 21: 'EISDIR' };
 
+let confined = false;
+
 function die(message: string, code: number): never {
   writeSync(2, `${message}\n`);
+  // Once confined, Node's own exit path would meet the baseline filter (io_uring refused).
+  if (confined) exitImmediately(code);
   process.exit(code);
 }
 
@@ -46,7 +51,19 @@ function main(argv: readonly string[]): void {
   const env = decodeHelperEnv(process.env);
   const command = argv.slice(2);
   setParentDeathSignal(SIGKILL);
+  if (spec.cgroupProcs) {
+    try {
+      writeFileSync(spec.cgroupProcs, '0');
+    } catch (error) {
+      // Not confinement, only cleanup: say so and go on (the CLI's subreaper sweep remains).
+      writeSync(
+        2,
+        `cordon-landlock: could not join the run's cgroup (${(error as Error).message}): processes the command leaves behind are not guaranteed to be killed\n`,
+      );
+    }
+  }
   try {
+    confined = true;
     confineThisThread(spec);
   } catch (error) {
     die(`cordon-landlock: could not apply the Landlock ruleset: ${(error as Error).message}`, 125);

@@ -1,27 +1,23 @@
-// Starting a Landlock plan without ever confining the caller's own work. Two modes:
-//   helper (library run(), and the CLI with --report): spawn `node landlock-exec.js`, a fresh
-//     process that confines itself and process.execve()s the command (same pid, so the
-//     runner's group kill and timeout work unchanged). Costs one Node start (~60-120 ms).
-//   self (the CLI): confine the CLI's main thread right before spawning; libuv forks from the
-//     main thread, so the command and its descendants are confined. The libuv threadpool is
-//     started first, so its threads (created together, before the restriction) stay
-//     unconfined: the cleanup after the run (removing the private temp dir) runs there.
-//     The CLI must not need more file access on its main thread afterwards, and it is made
-//     non-dumpable, so the command (same domain) cannot ptrace it or open /proc/PPID/mem.
-// Numbers and the reasoning: docs/landlock.md.
+// Starting a Landlock plan without ever confining the caller's own work: always through the
+// helper (`node landlock-exec.js`), a fresh process that confines itself and execve()s the
+// command (same pid, so the runner's group kill and timeout work unchanged). Costs one Node
+// start (~60-120 ms). cordon itself stays outside the command's Landlock domain, so with
+// ABI >= 6 (LANDLOCK_SCOPE_SIGNAL) the command cannot kill or stop the process that enforces
+// its timeout, and Landlock's ptrace rule keeps it from cordon's memory. (The CLI used to
+// confine its own main thread instead: the command shared cordon's domain, and `kill -9
+// $PPID` or `kill -STOP $PPID` disarmed the timeout.) Reasoning: docs/landlock.md.
 import { existsSync } from 'node:fs';
-import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
 import { spawnPlan } from '../../exec/spawn.ts';
-import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } from '../../native/landlock.ts';
+import type { ConfineSpec } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
-
-export type LandlockMode = 'self' | 'helper';
+import { createRunCgroup } from './cgroup.ts';
 
 export interface LandlockLaunch {
   readonly executable: string;
@@ -81,51 +77,39 @@ export function toConfineSpec(plan: LandlockPlan, privateTmp: string | undefined
   };
 }
 
-export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMode): Promise<LandlockLaunch> {
+export async function prepareLandlockLaunch(plan: LandlockPlan): Promise<LandlockLaunch> {
   let privateTmp: string | undefined;
   if (plan.privateTmp) {
     privateTmp = await mkdtemp(join(plan.privateTmp.parent, plan.privateTmp.prefix));
     await chmod(privateTmp, 0o700);
   }
   const env = privateTmp ? { ...plan.env, TMPDIR: privateTmp } : { ...plan.env };
+  // Everything the command starts stays in this cgroup and is killed with it (where cordon may
+  // create one: see cgroup.ts); the helper joins it before confining itself.
+  const cgroup = createRunCgroup();
   const cleanup = async () => {
+    await cgroup?.kill();
     if (privateTmp) await rm(privateTmp, { recursive: true, force: true }).catch(() => {});
   };
-  const spec = toConfineSpec(plan, privateTmp);
-  if (mode === 'helper') {
-    return {
-      executable: process.execPath,
-      args: ['--no-warnings', findHelper(), JSON.stringify(spec), '--', plan.executable, ...plan.args],
-      env: encodeHelperEnv(env),
-      cwd: plan.cwd,
-      privateTmp,
-      cleanup,
-    };
-  }
-  // Start the libuv threadpool now: its threads are created together, before the restriction.
-  await access('/');
-  try {
-    // The command shares this thread's domain, and Landlock allows ptrace within a domain:
-    // without this it could write this process's memory (/proc/PPID/mem) and run code on
-    // the unconfined threadpool threads.
-    setNotDumpable();
-    confineThisThread(spec);
-  } catch (error) {
-    await cleanup();
-    const message = error instanceof ConfineError ? error.message : String(error);
-    throw new CordonError(
-      'backend-unavailable',
-      `could not apply the Landlock ruleset: ${message} — run cordon doctor, or use --backend bwrap`,
-    );
-  }
-  return { executable: plan.executable, args: plan.args, env, cwd: plan.cwd, privateTmp, cleanup };
+  const spec: ConfineSpec = {
+    ...toConfineSpec(plan, privateTmp),
+    ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
+  };
+  return {
+    executable: process.execPath,
+    args: ['--no-warnings', findHelper(), JSON.stringify(spec), '--', plan.executable, ...plan.args],
+    env: encodeHelperEnv(env),
+    cwd: plan.cwd,
+    privateTmp,
+    cleanup,
+  };
 }
 
 // cordon's helper prints this and exits 126/127 when it cannot exec the command.
 const LANDLOCK_EXEC_FAILURE = /(?:^|\n)cordon-landlock: execve [^\n]*: (ENOENT|EACCES|ENOEXEC|EISDIR)\n?$/;
 
 export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Promise<LaunchResult> {
-  const launch = await prepareLandlockLaunch(plan, ctx.mode.landlock);
+  const launch = await prepareLandlockLaunch(plan);
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
     outcome = await spawnPlan({

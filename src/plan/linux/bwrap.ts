@@ -29,7 +29,7 @@ import type { HostInfo } from '../../host/types.ts';
 import { canRead, findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
-import { buildSeccompProgram, isSeccompArch } from './seccomp-bpf.ts';
+import { buildSeccompProgram, isSeccompArch, type SeccompArch, type SeccompOptions } from './seccomp-bpf.ts';
 import { statusReporterArgs } from './status-reporter.ts';
 
 /** Data descriptors for masks start after stdin, stdout and stderr. */
@@ -164,29 +164,27 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
   if (policy.network === 'off') args.push('--unshare-net');
   if (bwrap.supportsDisableUserns) args.push('--disable-userns');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
-  // With the network off, the namespace already isolates IP; the seccomp filter also takes
-  // away AF_UNIX connect() (a host daemon's socket in a readable directory — docker.sock is
-  // root on the host), non-stream AF_UNIX sockets, AF_NETLINK and io_uring. socketpair()
-  // keeps working. bwrap loads it from a descriptor just before exec.
+  // The baseline seccomp filter (seccomp-baseline.ts), in every network mode: IP sockets are
+  // allowed (with the network off the namespace keeps them private: loopback servers work),
+  // other families and the baseline calls refused. With the network off it also carries the
+  // unix-socket rules (no AF_UNIX connect(): a host daemon's socket in a readable directory —
+  // docker.sock is root on the host; stream sockets only). bwrap loads it from a descriptor
+  // just before exec.
   let seccompProgram: string | undefined;
-  if (policy.network === 'off') {
-    if (isSeccompArch(host.arch)) {
-      seccompProgram = buildSeccompProgram({ arch: host.arch, network: 'off', refuseConnect: true }).toString(
-        'base64',
-      );
-      args.push('--seccomp', String(FIRST_DATA_FD + dataFds));
-    } else if (input.bestEffort) {
-      notEnforced.push({
-        path: '(network)',
-        access: 'none',
-        reason: `no seccomp filter for ${host.arch}: unix sockets of host daemons stay reachable`,
-      });
-    } else {
-      throw new CordonError(
-        'policy-unenforceable',
-        `cannot keep host unix sockets out of reach on ${host.arch}: cordon has a seccomp filter for x64 and arm64 only — use --net, or --best-effort to run with the network namespace alone`,
-      );
-    }
+  if (isSeccompArch(host.arch)) {
+    seccompProgram = buildSeccompProgram(bwrapSeccompOptions(host.arch, policy.network)).toString('base64');
+    args.push('--seccomp', String(FIRST_DATA_FD + dataFds));
+  } else if (input.bestEffort) {
+    notEnforced.push({
+      path: '(seccomp baseline)',
+      access: 'none',
+      reason: `no seccomp filter for ${host.arch}: keyrings, io_uring, bpf, SysV IPC, other socket families${policy.network === 'off' ? " and host daemons' unix sockets" : ''} stay reachable`,
+    });
+  } else {
+    throw new CordonError(
+      'policy-unenforceable',
+      `cannot load cordon's baseline seccomp filter on ${host.arch}: it exists for x64 and arm64 only — pass --best-effort to run with the namespaces alone`,
+    );
   }
   // 5. The status reporter (status-reporter.ts) as the command's parent, when the host has
   // one the sandbox can read; its pipe is the descriptor after the data and seccomp ones.
@@ -212,6 +210,16 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     placeholders,
     dataFds,
     seccompProgram,
+  };
+}
+
+/** The bwrap backend's filter: it owns a mount and a network namespace. */
+export function bwrapSeccompOptions(arch: SeccompArch, network: 'on' | 'off'): SeccompOptions {
+  return {
+    arch,
+    ip: 'allow',
+    ownsMountNamespace: true,
+    unixNetworkOff: network === 'off' ? { refuseConnect: true } : undefined,
   };
 }
 

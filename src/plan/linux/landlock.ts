@@ -16,35 +16,14 @@
 // standard character devices read-write (unless the policy names them or an ancestor `none`).
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
-import { findGoverningRule, isEffective } from '../../policy/access.ts';
+import { findGoverningRule, isEffective, isWithin } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { LandlockPlan, LandlockRule, NotEnforced } from '../types.ts';
+import { splitAroundDev } from './landlock-dev.ts';
+import { handledFsFor, NET, rightsFor, SCOPE } from './landlock-rights.ts';
 import { isSeccompArch } from './seccomp-bpf.ts';
 
-export const FS = {
-  EXECUTE: 1 << 0,
-  WRITE_FILE: 1 << 1,
-  READ_FILE: 1 << 2,
-  READ_DIR: 1 << 3,
-  REMOVE_DIR: 1 << 4,
-  REMOVE_FILE: 1 << 5,
-  MAKE_CHAR: 1 << 6,
-  MAKE_DIR: 1 << 7,
-  MAKE_REG: 1 << 8,
-  MAKE_SOCK: 1 << 9,
-  MAKE_FIFO: 1 << 10,
-  MAKE_BLOCK: 1 << 11,
-  MAKE_SYM: 1 << 12,
-  REFER: 1 << 13,
-  TRUNCATE: 1 << 14,
-  IOCTL_DEV: 1 << 15,
-  RESOLVE_UNIX: 1 << 16,
-} as const;
-export const NET = { BIND_TCP: 1, CONNECT_TCP: 2 } as const;
-export const SCOPE = { ABSTRACT_UNIX_SOCKET: 1, SIGNAL: 2 } as const;
-
-const FILE_RIGHTS = FS.EXECUTE | FS.WRITE_FILE | FS.READ_FILE | FS.TRUNCATE | FS.IOCTL_DEV;
-const READ_RIGHTS = FS.EXECUTE | FS.READ_FILE | FS.READ_DIR | FS.IOCTL_DEV;
+export { FS, handledFsFor, NET, rightsFor, SCOPE } from './landlock-rights.ts';
 
 export const IMPLICIT_READ = ['/proc'] as const;
 export const IMPLICIT_DEVICES = [
@@ -55,23 +34,6 @@ export const IMPLICIT_DEVICES = [
   '/dev/urandom',
   '/dev/tty',
 ] as const;
-
-/** handled_access_fs for an ABI (RESOLVE_UNIX only when the network is off: see seccomp-bpf.ts). */
-export function handledFsFor(abi: number, network: 'on' | 'off'): number {
-  let mask = (1 << 13) - 1;
-  if (abi >= 2) mask |= FS.REFER;
-  if (abi >= 3) mask |= FS.TRUNCATE;
-  if (abi >= 5) mask |= FS.IOCTL_DEV;
-  if (abi >= 9 && network === 'off') mask |= FS.RESOLVE_UNIX;
-  return mask;
-}
-
-/** Rights a rule grants, restricted to what the ABI handles. Never RESOLVE_UNIX. */
-export function rightsFor(access: 'read' | 'write', kind: 'dir' | 'file', handledFs: number): number {
-  const all = handledFs & ~FS.RESOLVE_UNIX;
-  const wanted = access === 'write' ? all : READ_RIGHTS;
-  return kind === 'dir' ? wanted & all : wanted & FILE_RIGHTS & all;
-}
 
 const RANK: Record<Access, number> = { none: 0, read: 1, write: 2 };
 
@@ -131,6 +93,12 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
       continue;
     }
     const k = kind === 'dir' ? 'dir' : 'file';
+    if (rule.path === '/' || rule.path === '/dev' || isWithin(rule.path, '/dev')) {
+      const split = splitAroundDev(rule.path, access, host, handledFs);
+      rules.push(...split.rules);
+      skipped.push(...split.skipped);
+      continue;
+    }
     rules.push({
       path: rule.path,
       access,
@@ -147,7 +115,17 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
     rules.push({ path, access, kind, rights: rightsFor(access, kind, handledFs), origin: 'implicit' });
   };
   for (const path of IMPLICIT_READ) implicit(path, 'read', 'dir');
-  for (const path of IMPLICIT_DEVICES) implicit(path, 'write', 'file');
+  for (const path of IMPLICIT_DEVICES) {
+    // Granted one by one whatever the parent's access (a rule on / or /dev is split around them).
+    if (host.kind(path) !== 'missing' && findGoverningRule(all, path)?.access !== 'none')
+      rules.push({
+        path,
+        access: 'write',
+        kind: 'file',
+        rights: rightsFor('write', 'file', handledFs),
+        origin: 'implicit',
+      });
+  }
 
   if (abi > 0 && abi < 3)
     inexact.push({
@@ -161,13 +139,37 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
       access: 'signal',
       reason: `Landlock ABI ${abi} cannot stop signals to the user's other processes (scoping needs ABI 6, Linux 6.12)`,
     });
-  if (policy.network === 'off' && !isSeccompArch(host.arch))
+  inexact.push(...landlockKernelGaps(policy));
+  if (!isSeccompArch(host.arch))
     inexact.push({
-      path: '(network)',
-      access: 'off',
-      reason: `no seccomp filter for architecture ${host.arch} (x64 and arm64 only): UDP and other sockets would stay open`,
+      path: '(seccomp baseline)',
+      access: 'none',
+      reason: `no seccomp filter for architecture ${host.arch} (x64 and arm64 only): keyrings, SysV IPC, io_uring, other socket families${policy.network === 'off' ? ', UDP' : ''} would stay open`,
     });
   return { abi, rules, inexact, skipped };
+}
+
+/**
+ * What no Landlock ABI (through 9) mediates, for every policy: listed so the backend is
+ * refused without --best-effort and the gap is named under it (docs/landlock.md).
+ */
+export function landlockKernelGaps(policy: SandboxPolicy): NotEnforced[] {
+  const gaps: NotEnforced[] = [
+    {
+      path: '(file metadata)',
+      access: 'chmod/chown/utimes/xattr',
+      reason:
+        'Landlock has no right for metadata changes: the command could chmod (setuid bits included), chown, change times, set user.* xattrs and inode flags on any file its uid owns, outside the policy too — as root, every file',
+    },
+  ];
+  if (policy.network === 'off')
+    gaps.push({
+      path: '(abstract unix sockets)',
+      access: 'listen',
+      reason:
+        'the command could listen on an abstract unix socket the host can connect to (seccomp cannot see the address at bind/listen, Landlock scopes only outgoing connections) — exfiltration, or posing as X11 or D-Bus',
+    });
+  return gaps;
 }
 
 const WAYS_OUT =
@@ -230,7 +232,12 @@ export function buildLandlockPlan(input: LandlockBuildInput): LandlockPlan {
   const network = policy.network;
   const handledFs = handledFsFor(abi, network);
   const seccomp = isSeccompArch(host.arch)
-    ? { arch: host.arch, network, refuseConnect: network === 'off' && abi < 9 }
+    ? {
+        arch: host.arch,
+        ip: network === 'off' ? ('refuse' as const) : ('allow' as const),
+        ownsMountNamespace: false,
+        unixNetworkOff: network === 'off' ? { refuseConnect: abi < 9 } : undefined,
+      }
     : undefined;
   return {
     backend: 'landlock',
