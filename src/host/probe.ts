@@ -4,9 +4,11 @@ import { spawnSync } from 'node:child_process';
 import {
   accessSync,
   constants,
+  closeSync,
   lstatSync,
   mkdirSync,
-  readFileSync,
+  openSync,
+  readSync,
   readlinkSync,
   realpathSync,
 } from 'node:fs';
@@ -70,11 +72,19 @@ export function realpathLenient(path: string): string {
   }
 }
 
+/** At most 256 KiB (a .git/config with many remotes and submodules); never a FIFO's wait. */
 function readSmallText(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(path, 'utf8').slice(0, 4096);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const buf = Buffer.alloc(256 * 1024);
+    let n = 0;
+    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    return buf.subarray(0, n).toString('utf8');
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -226,5 +236,12 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,
+    readlink: (path) => {
+      try {
+        return readlinkSync(path);
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

@@ -111,5 +111,6 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],
+    readlink: (path) => links[path],
   };
 }
