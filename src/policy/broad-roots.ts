@@ -128,11 +128,12 @@ export function checkBroadRoots(
   );
   for (const c of candidates) {
     if (c.access !== 'write' || c.explicit || c.source.kind === 'cache') continue;
-    const path = canonical(c.logical);
-    if (explicitWrites.has(path)) continue;
+    const canon = canonical(c.logical);
+    if (explicitWrites.has(canon)) continue;
+    const path = /^[A-Za-z]:$/.test(canon) ? `${canon}/` : canon;
     const reason = broadRootReason(path, host);
     if (reason === undefined) continue;
-    const isCwd = path === canonical(cwd);
+    const isCwd = canon === canonical(cwd) || path === cwd;
     const named = path === host.realpath(host.home) ? '~' : path;
     const what = isCwd ? `the working directory '${path}'` : `'${path}'`;
     throw new CordonError(

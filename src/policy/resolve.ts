@@ -106,7 +106,7 @@ export function resolvePolicy(
     access: r.access,
     source: r.source,
   }));
-  checkBroadRoots(logicalRules, (logical) => host.realpath(logical), host, cwd);
+  checkBroadRoots(logicalRules, (logical) => host.realpath(logical), host, normalizePath(cwd, host, cwd));
   checkSymlinkedCarveOuts(logicalRules, rules, host);
   const withProtected = [...rules, ...protectedRules(rules, host)];
   return {

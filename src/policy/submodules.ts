@@ -43,10 +43,7 @@ function resolveFrom(dir: string, target: string): string {
 }
 
 /** gitdir (and common dir) of a repository whose `.git` is at `dotGit`, undefined if unknown. */
-export function gitDirsOf(
-  dotGit: string,
-  host: HostInfo,
-): { gitdir: string; commondir: string } | undefined {
+export function gitDirsOf(dotGit: string, host: HostInfo): { gitdir: string; commondir: string } | undefined {
   const kind = host.kind(dotGit);
   let gitdir: string | undefined;
   if (kind === 'dir') gitdir = dotGit;
@@ -88,7 +85,12 @@ export function submoduleProtections(root: string, host: HostInfo): SubmodulePro
       const declared = configValue(gitmodules, 'submodule', name, 'path');
       if (declared !== undefined) paths.push(resolveFrom(repoRoot, declared));
       const modDir = `${dirs.commondir}/modules/${name}`;
-      const worktree = configValue(parseGitConfig(host.readText(`${modDir}/config`) ?? ''), 'core', undefined, 'worktree');
+      const worktree = configValue(
+        parseGitConfig(host.readText(`${modDir}/config`) ?? ''),
+        'core',
+        undefined,
+        'worktree',
+      );
       if (worktree !== undefined) paths.push(resolveFrom(modDir, worktree));
     }
     for (const logical of paths) {
@@ -109,7 +111,8 @@ export function submoduleProtections(root: string, host: HostInfo): SubmodulePro
     const kind = host.kind(path);
     if (kind === 'missing') {
       // Nothing checked out and no directory: a read-only placeholder stops one appearing.
-      for (const p of pins.slice(0, -1)) out.push({ path: p, what: 'pin', reason: `parent of submodule ${path}` });
+      for (const p of pins.slice(0, -1))
+        out.push({ path: p, what: 'pin', reason: `parent of submodule ${path}` });
       out.push({ path, what: 'read', reason: `submodule path ${path} (missing)` });
       return;
     }
@@ -118,7 +121,8 @@ export function submoduleProtections(root: string, host: HostInfo): SubmodulePro
     const gitKind = host.kind(dotGit);
     if (gitKind === 'symlink') throw symlinkError(dotGit, rootDir);
     if (gitKind === 'missing') {
-      for (const p of pins.slice(0, -1)) out.push({ path: p, what: 'pin', reason: `parent of submodule ${path}` });
+      for (const p of pins.slice(0, -1))
+        out.push({ path: p, what: 'pin', reason: `parent of submodule ${path}` });
       out.push({ path, what: 'read', reason: `submodule ${path} (not checked out)` });
       return;
     }
