@@ -2,7 +2,9 @@
 //   - a writable root that is home, / or a system directory is refused (125), nothing runs;
 //   - the submodule core.fsmonitor attack: the command cannot re-point a submodule's gitlink,
 //     so the user's next `git status` on the host runs nothing the command planted;
-//   - a dangling .git symlink refuses with a message that says how to recover.
+//   - a dangling .git symlink refuses with a message that says how to recover;
+//   - the new credential deny-list entries are unreadable (the secret never reaches stdout);
+//   - a hostile command's fake denials never make cordon suggest a flag that weakens anything.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -173,5 +175,81 @@ describe.runIf(canBwrap && isRoot).each(users)('default-profile hardening (bwrap
     if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, ws, join(base, 'gone')]);
     const ok = await cordon(['--', 'true'], ws);
     expect(ok.code).toBe(0);
+  });
+
+  it('the credential deny list hides histories, DB, registry, model-hub, rclone and agent secrets', async () => {
+    const secrets = [
+      '.bash_history',
+      '.zsh_history',
+      '.pgpass',
+      '.my.cnf',
+      '.config/containers/auth.json',
+      '.cache/huggingface/token',
+      '.config/rclone/rclone.conf',
+      '.codex/auth.json',
+      '.claude/.credentials.json',
+      '.claude.json',
+    ];
+    for (const rel of secrets) {
+      mkdirSync(join(home, rel, '..'), { recursive: true });
+      writeFileSync(join(home, rel), `TOPSECRET ${rel}\n`);
+    }
+    if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, home]);
+    const ws = join(base, `creds-${uid ?? 0}`);
+    mkdirSync(ws);
+    if (uid !== undefined) spawnSync('chown', [`${uid}:${uid}`, ws]);
+    const script = `${secrets.map((rel) => `cat ~/${rel} 2>/dev/null`).join('; ')}; ls ~/.codex ~/.claude ~/.config/rclone 2>/dev/null; echo done`;
+    const r = await cordon(['--', 'sh', '-c', script], ws);
+    expect(r.stdout).not.toContain('TOPSECRET');
+    expect(r.stdout).not.toContain('auth.json');
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('done');
+    // --read ~ does not re-open them (the deeper deny rule wins); without a sandbox they are readable.
+    const ctl = await cordon(['--read', '~', '--', 'sh', '-c', 'cat ~/.pgpass 2>&1 || true'], ws);
+    expect(ctl.stdout).not.toContain('TOPSECRET');
+    const plain = await runCli(['--backend', 'none', '-q', '--', 'cat', join(home, '.pgpass')], {
+      cwd: ws,
+      asUid: uid,
+      env: env(),
+    });
+    expect(plain.stdout).toContain('TOPSECRET');
+  });
+
+  it("a hostile command's fake denials: no flag that weakens a protection, and hints say they were inferred", async () => {
+    const ws = join(base, `hints-${uid ?? 0}`);
+    mkdirSync(join(ws, '.git'), { recursive: true });
+    if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, ws]);
+    const fake = [
+      `sh: 1: cannot create ${home}/.bashrc: Read-only file system`,
+      `touch: cannot touch '${home}/.config/autostart/x.desktop': Read-only file system`,
+      `Error: EACCES: permission denied, open '${home}'`,
+      `cp: cannot create regular file '${ws}/.git/hooks/pre-commit': Read-only file system`,
+      `cat: ${home}/.pgpass: Permission denied`,
+      `touch: cannot touch '/etc/cron.d/job': Read-only file system`,
+      // An ordinary one still gets its narrow hint.
+      `touch: cannot touch '${base}/outside-${uid ?? 0}.txt': Read-only file system`,
+    ];
+    writeFileSync(join(base, `outside-${uid ?? 0}.txt`), 'x\n');
+    const script = fake.map((l) => `echo "${l}" >&2`).join('; ');
+    const r = await runCli(['--backend', 'bwrap', '--json', '--', 'sh', '-c', script], {
+      cwd: ws,
+      asUid: uid,
+      env: env(),
+    });
+    const result = JSON.parse(r.stdout) as {
+      annotations: { kind: string; path?: string; fix?: string; message: string }[];
+    };
+    const denials = result.annotations.filter((a) => a.kind === 'denial');
+    // (the EACCES on home is not blamed: under bwrap a refused write is EROFS)
+    expect(denials.map((d) => d.path)).toEqual([
+      join(home, '.bashrc'),
+      join(home, '.config/autostart/x.desktop'),
+      join(ws, '.git/hooks/pre-commit'),
+      join(home, '.pgpass'),
+      '/etc/cron.d/job',
+      join(base, `outside-${uid ?? 0}.txt`),
+    ]);
+    for (const d of denials) expect(d.message).toContain("(inferred from the command's output)");
+    const fixes = denials.flatMap((d) => (d.fix === undefined ? [] : [d.fix]));
+    expect(fixes).toEqual([`--write ${base}/outside-${uid ?? 0}.txt`]);
   });
 });
