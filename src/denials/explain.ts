@@ -3,11 +3,11 @@
 // A failure the policy allows (a 0400 file the command owns in its writable cwd) is not the
 // sandbox's doing and is never reported. Deduplicated by operation + path, capped.
 import { posix } from 'node:path';
+import { escapeBytes } from '../changes/report.ts';
 import type { PathKind } from '../host/types.ts';
 import { findGoverningRule, isWithin } from '../policy/access.ts';
 import { describeSource, type PolicyRule, type SandboxPolicy } from '../policy/types.ts';
 import type { Annotation } from '../result/types.ts';
-import { escapeBytes } from '../changes/report.ts';
 import { abbreviateHome, findSafeFix, type Need, quoteForShell } from './fix.ts';
 import { type Candidate, type FsCandidate, type NetCandidate, recognizeFailures } from './recognize.ts';
 
@@ -125,7 +125,10 @@ function fsAnnotation(j: Judged, ctx: DenialContext): Annotation {
     if (found.target !== undefined) {
       fix = `--${need} ${quoteForShell(abbreviateHome(found.target, ctx.home))}`;
       // A rule on a path that does not exist yet is not enforced: its directory is the narrowest.
-      const dirNote = found.target === j.path ? '' : ' (its directory: a path that does not exist yet cannot be granted alone)';
+      const dirNote =
+        found.target === j.path
+          ? ''
+          : ' (its directory: a path that does not exist yet cannot be granted alone)';
       how = `allow with ${shownText(fix)}${dirNote} ${INFERRED}`;
     } else if (found.refused !== undefined) {
       how = `no flag suggested: ${found.refused} ${INFERRED}`;

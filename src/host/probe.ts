@@ -3,13 +3,13 @@
 import { spawnSync } from 'node:child_process';
 import {
   accessSync,
-  constants,
   closeSync,
+  constants,
   lstatSync,
   mkdirSync,
   openSync,
-  readSync,
   readlinkSync,
+  readSync,
   realpathSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';

@@ -117,6 +117,7 @@ export function resolveEnv(
       for (const existing of Object.keys(env)) if (key(existing) === key(name)) delete env[existing];
     env[name] = value;
   }
-  const nameOf = (entry: string) => (entry.endsWith(USERINFO_REMOVED) ? entry.slice(0, -USERINFO_REMOVED.length) : entry);
+  const nameOf = (entry: string) =>
+    entry.endsWith(USERINFO_REMOVED) ? entry.slice(0, -USERINFO_REMOVED.length) : entry;
   return { env, dropped: dropped.filter((n) => !setKeys.has(key(nameOf(n)))).sort() };
 }

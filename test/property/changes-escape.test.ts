@@ -21,7 +21,7 @@ const nameText = fc
 const nameBytes = fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b));
 
 /** Inverse of escapeBytes, for the reversibility check. */
-function unescape(text: string): Buffer {
+function unescapeShown(text: string): Buffer {
   const out: Buffer[] = [];
   for (let i = 0; i < text.length; ) {
     if (text[i] === '\\') {
@@ -61,7 +61,7 @@ describe('--changes escaping (property)', () => {
         (bytes) => {
           const shown = escapeBytes(bytes);
           expect(shown).not.toMatch(DANGEROUS);
-          expect(unescape(shown).equals(bytes)).toBe(true);
+          expect(unescapeShown(shown).equals(bytes)).toBe(true);
         },
       ),
       { numRuns: runs },

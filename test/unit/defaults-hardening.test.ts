@@ -71,9 +71,13 @@ describe('broad writable roots', () => {
 
   it('a literal path in a profile is explicit; {cwd} and relative paths are not', () => {
     const host = syntheticHost('linux');
-    const lit = mergeProfiles([parseProfileText('filesystem:\n  - { path: "~", access: write }\n', 't.yaml', 't')]);
+    const lit = mergeProfiles([
+      parseProfileText('filesystem:\n  - { path: "~", access: write }\n', 't.yaml', 't'),
+    ]);
     expect(() => resolvePolicy(lit, noFlags, host, host.cwd)).not.toThrow();
-    const rel = mergeProfiles([parseProfileText('filesystem:\n  - { path: "..", access: write }\n', 't.yaml', 't')]);
+    const rel = mergeProfiles([
+      parseProfileText('filesystem:\n  - { path: "..", access: write }\n', 't.yaml', 't'),
+    ]);
     expect(() => resolvePolicy(rel, noFlags, host, host.cwd)).toThrow(/an ancestor of|your home directory/);
   });
 
@@ -114,7 +118,8 @@ describe('submodules', () => {
     [`${cwd}/ext`]: 'dir',
   } as const;
   const texts = {
-    [`${cwd}/.git/config`]: '[core]\n\tbare = false\n[submodule "lib"]\n\tactive = true\n[submodule "ext"]\n\turl = x\n',
+    [`${cwd}/.git/config`]:
+      '[core]\n\tbare = false\n[submodule "lib"]\n\tactive = true\n[submodule "ext"]\n\turl = x\n',
     [`${cwd}/.gitmodules`]: '[submodule "lib"]\n\tpath = vendor/lib\n[submodule "ext"]\n\tpath = ext\n',
     [`${cwd}/.git/modules/lib/config`]: '[core]\n\tworktree = ../../../vendor/lib\n',
     [`${cwd}/vendor/lib/.git`]: 'gitdir: ../../.git/modules/lib\n',

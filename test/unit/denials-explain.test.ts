@@ -40,7 +40,7 @@ describe('findDenials', () => {
         {
           kind: 'denial',
           message:
-            'denied: create of ~/.cache/npm/_cacache (profile workspace (filesystem[0]): read /) — allow with --write ~/.cache/npm (inferred from the command\'s output)',
+            "denied: create of ~/.cache/npm/_cacache (profile workspace (filesystem[0]): read /) — allow with --write ~/.cache/npm (inferred from the command's output)",
           operation: 'create',
           path: '/home/user/.cache/npm/_cacache',
           rule: 'profile workspace (filesystem[0]): read /',
@@ -85,11 +85,11 @@ describe('findDenials', () => {
   it('names the --deny flag behind a denial, never suggesting to drop it', () => {
     const ctx = context('workspace', { deny: ['secrets'] }, { [`${CWD}/secrets`]: 'dir' });
     const [d] = findDenials(`cat: ${CWD}/secrets/a: Permission denied`, ctx).denials;
-    expect([d?.rule, d?.fix, d?.message.endsWith("your --deny ~/project/secrets keeps it out (inferred from the command's output)")]).toEqual([
-      'flag --deny: none ~/project/secrets',
-      undefined,
-      true,
-    ]);
+    expect([
+      d?.rule,
+      d?.fix,
+      d?.message.endsWith("your --deny ~/project/secrets keeps it out (inferred from the command's output)"),
+    ]).toEqual(['flag --deny: none ~/project/secrets', undefined, true]);
   });
 
   it('never suggests a flag for a protected path', () => {
@@ -190,7 +190,10 @@ describe('findDenials', () => {
     ).denials;
     expect([d?.operation, d?.certainty, d?.fix]).toEqual(['create', 'possible', '--write ~/work']);
     // ~/.cache would expose ~/.cache/huggingface/token, which strict hides: no flag.
-    const [e] = findDenials("touch: cannot touch '/home/user/.cache/x': No such file or directory", ctx).denials;
+    const [e] = findDenials(
+      "touch: cannot touch '/home/user/.cache/x': No such file or directory",
+      ctx,
+    ).denials;
     expect([e?.operation, e?.fix]).toEqual(['create', undefined]);
   });
 
