@@ -164,3 +164,27 @@ describe('.git symlink refusal', () => {
     );
   });
 });
+
+describe('credential deny list', () => {
+  it('holds the entries the review asked for, for every built-in profile that reads home', () => {
+    const host = syntheticHost('linux');
+    for (const name of ['workspace', 'read-only']) {
+      const policy = resolvePolicy(loadProfile(name, '/'), noFlags, host, host.cwd);
+      const none = new Set(policy.rules.filter((r) => r.access === 'none').map((r) => r.path));
+      for (const p of [
+        '.bash_history',
+        '.zsh_history',
+        '.pgpass',
+        '.my.cnf',
+        '.config/containers/auth.json',
+        '.cache/huggingface/token',
+        '.config/rclone',
+        '.codex',
+        '.claude',
+        '.oci',
+        '.config/doctl',
+      ])
+        expect(none.has(`/home/user/${p}`)).toBe(true);
+    }
+  });
+});

@@ -40,7 +40,7 @@ describe('findDenials', () => {
         {
           kind: 'denial',
           message:
-            "denied: create of ~/.cache/npm/_cacache (profile workspace (filesystem[0]): read /) — allow with --write ~/.cache/npm (inferred from the command's output)",
+            "denied: create of ~/.cache/npm/_cacache (profile workspace (filesystem[0]): read /) — allow with --write ~/.cache/npm (its directory: a path that does not exist yet cannot be granted alone) (inferred from the command's output)",
           operation: 'create',
           path: '/home/user/.cache/npm/_cacache',
           rule: 'profile workspace (filesystem[0]): read /',
