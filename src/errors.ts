@@ -21,6 +21,7 @@ export type CordonErrorCode =
   | 'no-backend'
   | 'policy-unenforceable'
   | 'unsafe-symlink'
+  | 'broad-root'
   | 'unsafe-cache'
   | 'report-failed'
   | 'native-module'

@@ -1,6 +1,8 @@
 // Comparison → ChangeReport (the JSON shape) and ChangeReport → text lines. Pure.
 // Paths keep their exact bytes: JSON carries pathBase64 when a name is not valid UTF-8, and
-// text escapes control characters and invalid bytes (\n, \xff) so one change is one line.
+// text escapes control characters and invalid bytes (\n, \xff) so one change is one line, and
+// characters a terminal would act on or that reorder what is shown (C1 controls, bidi
+// embeddings, overrides, isolates and marks, line and paragraph separators) as \u{…}.
 import {
   type ChangeEntry,
   type ChangeReport,
@@ -70,6 +72,24 @@ export function escapePath(path: string, pathBase64?: string): string {
   );
 }
 
+/**
+ * Code points shown as \u{…}: C1 controls (U+0080–U+009F; U+009B is a CSI on some terminals),
+ * bidi marks, embeddings, overrides and isolates (U+061C, U+200E–U+200F, U+202A–U+202E,
+ * U+2066–U+2069), and the line and paragraph separators (U+2028, U+2029).
+ */
+export function isInvisibleControl(cp: number): boolean {
+  return (
+    (cp >= 0x80 && cp <= 0x9f) ||
+    cp === 0x61c ||
+    cp === 0x200e ||
+    cp === 0x200f ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2066 && cp <= 0x2069) ||
+    cp === 0x2028 ||
+    cp === 0x2029
+  );
+}
+
 export function escapeBytes(bytes: Buffer): string {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let out = '';
@@ -95,6 +115,7 @@ export function escapeBytes(bytes: Buffer): string {
     else if (ch === '\t') out += '\\t';
     else if (ch.length === 1 && (ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
       out += `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    else if (isInvisibleControl(ch.codePointAt(0)!)) out += `\\u{${ch.codePointAt(0)!.toString(16)}}`;
     else out += ch;
     i += len;
   }

@@ -109,7 +109,7 @@ export function runExplain(
   if (fallback) lines.push(`  ${fallback}`);
   for (const v of choice.verdicts)
     lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
-  if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(' ')}`);
+  if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(', ')}`);
   if (plan.notEnforced.length > 0) {
     lines.push('not enforced:');
     for (const n of plan.notEnforced) lines.push(`  ${n.access} ${n.path}: ${n.reason}`);

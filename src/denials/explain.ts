@@ -3,11 +3,12 @@
 // A failure the policy allows (a 0400 file the command owns in its writable cwd) is not the
 // sandbox's doing and is never reported. Deduplicated by operation + path, capped.
 import { posix } from 'node:path';
+import { escapeBytes } from '../changes/report.ts';
 import type { PathKind } from '../host/types.ts';
 import { findGoverningRule, isWithin } from '../policy/access.ts';
 import { describeSource, type PolicyRule, type SandboxPolicy } from '../policy/types.ts';
 import type { Annotation } from '../result/types.ts';
-import { abbreviateHome, findFixPath, type Need, quoteForShell } from './fix.ts';
+import { abbreviateHome, findSafeFix, type Need, quoteForShell } from './fix.ts';
 import { type Candidate, type FsCandidate, type NetCandidate, recognizeFailures } from './recognize.ts';
 
 export type DenialOperation = 'read' | 'write' | 'create' | 'network' | 'signal';
@@ -100,32 +101,46 @@ function judgeFs(c: FsCandidate, path: string, ctx: DenialContext): Judged | und
   return { operation: 'write', path, rule, certainty: 'possible' };
 }
 
+/** Appended to every hint: the denial was read from text the command itself printed. */
+export const INFERRED = "(inferred from the command's output)";
+
+/** The command's text, shown on one line with nothing a terminal would act on. */
+function shownText(text: string): string {
+  return escapeBytes(Buffer.from(text, 'utf8'));
+}
+
 function fsAnnotation(j: Judged, ctx: DenialContext): Annotation {
   const need: Need = j.operation === 'read' ? 'read' : 'write';
-  const shown = abbreviateHome(j.path, ctx.home);
+  const shown = shownText(abbreviateHome(j.path, ctx.home));
   const rule = describeRule(j.rule, ctx.home);
   const verb = j.operation === 'read' ? 'read of' : j.operation === 'create' ? 'create of' : 'write to';
   const prefix = j.certainty === 'possible' ? 'possibly denied' : 'denied';
   let fix: string | undefined;
   let how: string;
   if (j.rule?.source.kind === 'flag' && j.rule.source.flag === '--deny') {
-    how = `drop --deny ${quoteForShell(abbreviateHome(j.rule.path, ctx.home))} to allow it`;
+    // The user's own protection: say so, never suggest dropping it.
+    how = `your --deny ${shownText(quoteForShell(abbreviateHome(j.rule.path, ctx.home)))} keeps it out ${INFERRED}`;
   } else {
-    const target = findFixPath(ctx.policy.rules, j.path, need, ctx.kindOf);
-    if (target !== undefined) {
-      fix = `--${need} ${quoteForShell(abbreviateHome(target, ctx.home))}`;
-      how =
-        j.rule?.source.kind === 'protected'
-          ? `kept read-only in every writable root; only a rule naming this exact path overrides that: ${fix}`
-          : `allow with ${fix}`;
+    const found = findSafeFix(ctx.policy, ctx.home, j.path, need, ctx.kindOf);
+    if (found.target !== undefined) {
+      fix = `--${need} ${quoteForShell(abbreviateHome(found.target, ctx.home))}`;
+      // A rule on a path that does not exist yet is not enforced: its directory is the narrowest.
+      const dirNote =
+        found.target === j.path
+          ? ''
+          : ' (its directory: a path that does not exist yet cannot be granted alone)';
+      how = `allow with ${shownText(fix)}${dirNote} ${INFERRED}`;
+    } else if (found.refused !== undefined) {
+      how = `no flag suggested: ${found.refused} ${INFERRED}`;
+    } else if (j.rule?.source.kind === 'protected') {
+      how = `kept read-only in every writable root; no flag suggested ${INFERRED}`;
     } else {
-      how =
-        'no --read/--write flag overrides this rule (a profile rule on the same path wins a tie) — use a profile without it (--profile FILE)';
+      how = `no --read/--write flag overrides this rule (a profile rule on the same path wins a tie) ${INFERRED}`;
     }
   }
   return {
     kind: 'denial',
-    message: `${prefix}: ${verb} ${shown} (${rule}) — ${how}`,
+    message: `${prefix}: ${verb} ${shown} (${shownText(rule)}) — ${how}`,
     operation: j.operation,
     path: j.path,
     rule,

@@ -1,12 +1,14 @@
 // The exact flag that would allow a denied access, proven against the policy: the candidate
 // rule is added the way resolvePolicy would add it (including the protected paths a new
 // writable root gets, and dropping a protected rule that an exact flag replaces), and the
-// access query is asked again. No flag is suggested that the policy would still refuse.
+// access query is asked again. No flag is suggested that the policy would still refuse, nor
+// one that would weaken a protection (safe-fix.ts).
 import { posix } from 'node:path';
 import type { PathKind } from '../host/types.ts';
 import { normalizeRules, resolveAccess } from '../policy/access.ts';
 import { PROTECTED_NAMES } from '../policy/protected.ts';
-import type { PolicyRule } from '../policy/types.ts';
+import type { PolicyRule, SandboxPolicy } from '../policy/types.ts';
+import { unsafeFixReason } from './safe-fix.ts';
 
 export type Need = 'read' | 'write';
 
@@ -79,4 +81,24 @@ export function findFixPath(
     if (satisfies(resolveAccess(withFlagRule(rules, target, need), path), need)) return target;
   }
   return undefined;
+}
+
+/**
+ * The narrowest flag that allows the access and weakens no protection (safe-fix.ts): the first
+ * target that the policy would then allow, unless it is unsafe, in which case why.
+ */
+export function findSafeFix(
+  policy: SandboxPolicy,
+  home: string,
+  path: string,
+  need: Need,
+  kindOf: (p: string) => PathKind,
+): { target?: string; refused?: string } {
+  for (const target of fixTargets(path, need, kindOf)) {
+    const after = withFlagRule(policy.rules, target, need);
+    if (!satisfies(resolveAccess(after, path), need)) continue;
+    const refused = unsafeFixReason(policy, home, target, need, after, path);
+    return refused === undefined ? { target } : { refused: `${abbreviateHome(target, home)}: ${refused}` };
+  }
+  return {};
 }

@@ -3,12 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import {
   accessSync,
+  closeSync,
   constants,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
+  readSync,
   realpathSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -72,11 +74,19 @@ export function realpathLenient(path: string): string {
   }
 }
 
+/** At most 256 KiB (a .git/config with many remotes and submodules); never a FIFO's wait. */
 function readSmallText(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(path, 'utf8').slice(0, 4096);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const buf = Buffer.alloc(256 * 1024);
+    let n = 0;
+    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    return buf.subarray(0, n).toString('utf8');
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -250,6 +260,13 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     listDir: (path) => {
       try {
         return readdirSync(path).sort();
+      } catch {
+        return undefined;
+      }
+    },
+    readlink: (path) => {
+      try {
+        return readlinkSync(path);
       } catch {
         return undefined;
       }

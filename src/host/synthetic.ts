@@ -136,5 +136,6 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
       }
       return [...names].sort();
     },
+    readlink: (path) => links[path],
   };
 }

@@ -75,8 +75,10 @@ export interface HostInfo {
   realpath(path: string): string;
   /** lstat kind: a symlink is reported as 'symlink', never followed. */
   kind(path: string): PathKind;
-  /** Small text files (a .git pointer file); undefined when unreadable. */
+  /** Small text files (a .git pointer file, a git config); undefined when unreadable. */
   readText(path: string): string | undefined;
   /** Names in a directory (Landlock grants / entry by entry to leave /dev out); undefined when unreadable. */
   listDir?(path: string): readonly string[] | undefined;
+  /** A symlink's own text (never followed); undefined when not a link or unreadable. */
+  readlink?(path: string): string | undefined;
 }

@@ -1,6 +1,9 @@
 // The command's environment: inherited, minus names that look like credentials, plus what
 // the profile and --env keep or set. Pure: the base environment is passed in. Values are
-// never logged; the result lists dropped names only.
+// never logged; the result lists dropped names only. A kept value that carries a URL with
+// credentials (`https://user:pass@proxy`) has them cut out, and the name is listed as
+// `NAME (userinfo removed)` among the dropped ones (url-userinfo.ts).
+import { stripUrlUserinfo } from './url-userinfo.ts';
 
 /** Substrings (case-insensitive) that mark a name as a credential. */
 export const CREDENTIAL_SUBSTRINGS = [
@@ -18,6 +21,10 @@ export const CREDENTIAL_SUBSTRINGS = [
   'SESSION_KEY',
   'CLIENT_SECRET',
   'COOKIE',
+  'JWT',
+  'CONNECTION_STRING',
+  'CONNSTR',
+  'WEBHOOK',
 ] as const;
 
 /** Whole words (between underscores) that mark a name as a credential: AUTH but not AUTHOR. */
@@ -35,12 +42,22 @@ export const CREDENTIAL_NAMES = [
   'VAULT_ADDR',
   'OP_SESSION',
   'DOCKER_AUTH_CONFIG',
+  'MYSQL_PWD',
+  'PGPASS',
+  'CI_JOB_JWT',
+  'CI_JOB_JWT_V2',
+  'CI_REGISTRY_PASSWORD',
 ] as const;
+
+/** The marker a droppedEnv entry carries when the variable was kept with its URL credentials cut. */
+export const USERINFO_REMOVED = ' (userinfo removed)';
 
 export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   if ((CREDENTIAL_NAMES as readonly string[]).includes(upper)) return true;
   if (upper.startsWith('OP_SESSION_')) return true;
+  // DB_PWD, SMTP_PWD; not PWD or OLDPWD (the working directory).
+  if (upper.endsWith('_PWD')) return true;
   if (CREDENTIAL_SUBSTRINGS.some((s) => upper.includes(s))) return true;
   const words = upper.split('_');
   return CREDENTIAL_WORDS.some((w) => words.includes(w));
@@ -59,7 +76,10 @@ export interface EnvRequest {
 
 export interface ResolvedEnv {
   readonly env: Record<string, string>;
-  /** Names removed from the inherited environment, sorted. Never values. */
+  /**
+   * Names removed from the inherited environment, sorted; `NAME (userinfo removed)` for one
+   * kept with the credentials of a URL in its value cut out. Never values.
+   */
   readonly dropped: string[];
 }
 
@@ -84,7 +104,12 @@ export function resolveEnv(
     else if (request.clear && !clearKeepKeys.has(key(name)) && !explicitlyKept) remove = true;
     else if (!explicitlyKept && isCredentialName(name)) remove = true;
     if (remove) dropped.push(name);
-    else env[name] = value;
+    else if (explicitlyKept) env[name] = value;
+    else {
+      const cleaned = stripUrlUserinfo(value);
+      if (cleaned !== value) dropped.push(name + USERINFO_REMOVED);
+      env[name] = cleaned;
+    }
   }
   const setKeys = new Set(Object.keys(request.set).map(key));
   for (const [name, value] of Object.entries(request.set)) {
@@ -92,5 +117,7 @@ export function resolveEnv(
       for (const existing of Object.keys(env)) if (key(existing) === key(name)) delete env[existing];
     env[name] = value;
   }
-  return { env, dropped: dropped.filter((n) => !setKeys.has(key(n))).sort() };
+  const nameOf = (entry: string) =>
+    entry.endsWith(USERINFO_REMOVED) ? entry.slice(0, -USERINFO_REMOVED.length) : entry;
+  return { env, dropped: dropped.filter((n) => !setKeys.has(key(nameOf(n)))).sort() };
 }

@@ -4,9 +4,10 @@
 // An existing .git is protected; a missing one is not (covering it breaks git in every
 // subdirectory of a repository), so a command can `git init` a new repository in a writable
 // root that has none — documented in the README. The list is in the README.
-import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import { canWrite, findGoverningRule } from './access.ts';
+import { submoduleProtections } from './submodules.ts';
+import { protectedSymlinkError } from './symlink-refusal.ts';
 import type { PolicyRule } from './types.ts';
 
 export const PROTECTED_NAMES = ['.git', '.cordon'] as const;
@@ -39,11 +40,15 @@ function normalizeSlashes(path: string): string {
 export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): PolicyRule[] {
   const exact = new Set(rules.map((r) => r.path));
   const out: PolicyRule[] = [];
-  const add = (path: string, reason: string) => {
-    if (exact.has(path) || out.some((r) => r.path === path)) return;
+  const add = (path: string, reason: string, access: 'read' | 'write' = 'read') => {
+    if (exact.has(path)) return;
+    const prior = out.findIndex((r) => r.path === path);
+    // A read-only protection beats a pin (a writable self-mount) on the same path.
+    if (prior !== -1 && !(out[prior]!.access === 'write' && access === 'read')) return;
+    if (prior !== -1) out.splice(prior, 1);
     // Only narrow what would otherwise be writable; a none stays none.
-    if (findGoverningRule(rules, path)?.access !== 'write') return;
-    out.push({ path, access: 'read', source: { kind: 'protected', reason } });
+    if (findGoverningRule([...rules, ...out], path)?.access !== 'write') return;
+    out.push({ path, access, source: { kind: 'protected', reason } });
   };
   for (const root of rules) {
     if (root.access !== 'write' || !canWrite(rules, root.path)) continue;
@@ -55,10 +60,7 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
       const path = join(root.path, name);
       const kind = host.kind(path);
       if (kind === 'symlink' && !exact.has(path)) {
-        throw new CordonError(
-          'unsafe-symlink',
-          `cannot protect '${path}': it is a symlink inside the writable root '${root.path}', which the sandboxed command could replace — replace the link (for git, a 'gitdir: <path>' pointer file works), or name the path with --read/--write/--deny`,
-        );
+        throw protectedSymlinkError(path, root.path, name, host);
       }
       // A missing .git is left alone: covering it would make git (and Go's VCS stamping) fail
       // in every directory that is not itself a repository root. A missing .cordon is covered.
@@ -69,6 +71,11 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
         const target = text === undefined ? undefined : parseGitdirPointer(text, root.path, host);
         if (target !== undefined) add(target, `gitdir target of ${path}`);
       }
+      // Submodules: their gitlink files and gitdirs, as git knows them (submodules.ts). A
+      // pinned directory stays writable but is a mount point, so it cannot be moved aside.
+      if (name === '.git' && (kind === 'dir' || kind === 'file'))
+        for (const p of submoduleProtections(root.path, host))
+          add(p.path, p.reason, p.what === 'pin' ? 'write' : 'read');
     }
   }
   // cordon's own state (compile cache, native module) stays read-only wherever a writable root

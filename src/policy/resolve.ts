@@ -7,6 +7,7 @@ import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { MergedProfile } from '../profile/types.ts';
 import { canWrite, normalizeRules } from './access.ts';
+import { checkBroadRoots, isLiteralProfilePath } from './broad-roots.ts';
 import { protectedRules } from './protected.ts';
 import type { Access, Network, PolicyRule, RuleSource, SandboxPolicy } from './types.ts';
 
@@ -55,6 +56,8 @@ interface LogicalRule {
   logical: string;
   access: Access;
   source: RuleSource;
+  /** The user named this path (a flag, or a literal path in a profile), see broad-roots.ts. */
+  explicit: boolean;
 }
 
 /** A rule cordon adds itself (the sandbox cache): an absolute path, taken literally. */
@@ -75,6 +78,7 @@ export function resolvePolicy(
     logical: normalizePath(r.path, host, cwd),
     access: r.access,
     source: r.source,
+    explicit: false,
   }));
   for (const rule of profile.filesystem) {
     const where = `profile ${rule.profile} filesystem[${rule.index}].path`;
@@ -83,6 +87,7 @@ export function resolvePolicy(
         logical,
         access: rule.access,
         source: { kind: 'profile', profile: rule.profile, index: rule.index },
+        explicit: isLiteralProfilePath(rule.path),
       });
     }
   }
@@ -91,7 +96,7 @@ export function resolvePolicy(
       if (raw.length === 0)
         throw new CordonError('bad-path', `empty path for ${flag} — give a path, e.g. ${flag} ./build`);
       for (const logical of expandPathToken(raw, host, cwd, flag))
-        logicalRules.push({ logical, access, source: { kind: 'flag', flag } });
+        logicalRules.push({ logical, access, source: { kind: 'flag', flag }, explicit: true });
     }
   };
   addFlag(flags.read, 'read', '--read');
@@ -103,6 +108,7 @@ export function resolvePolicy(
     access: r.access,
     source: r.source,
   }));
+  checkBroadRoots(logicalRules, (logical) => host.realpath(logical), host, normalizePath(cwd, host, cwd));
   checkSymlinkedCarveOuts(logicalRules, rules, host);
   const withProtected = [...rules, ...protectedRules(rules, host)];
   return {

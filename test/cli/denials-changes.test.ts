@@ -83,7 +83,7 @@ describe.each(BACKENDS)('denials on $backend', ({ backend, profile, writeRule, r
         ['create', target, writeRule, '--write ~/.cache/tool'],
       ]);
       expect(denials[0]?.['message']).toMatch(
-        /^(possibly )?denied: create of ~\/\.cache\/tool\/data\.bin \(.*\) — allow with --write ~\/\.cache\/tool$/,
+        /^(possibly )?denied: create of ~\/\.cache\/tool\/data\.bin \(.*\) — allow with --write ~\/\.cache\/tool \(its directory: [^)]*\) \(inferred from the command.s output\)$/,
       );
       expect(existsSync(target)).toBe(false);
       const again = await runCli([...base, '--write', '~/.cache/tool', '--', 'touch', target], {
@@ -94,17 +94,18 @@ describe.each(BACKENDS)('denials on $backend', ({ backend, profile, writeRule, r
     },
   );
 
-  it.runIf(usable)('a read of a denied credential file names the rule and --read', async () => {
+  it.runIf(usable)('a read of a denied credential file names the rule, suggests no flag', async () => {
     const { home, ws, env } = setup();
     const secret = join(home, '.ssh/id_rsa');
     const r = await runCli([...base, '--', 'cat', secret], { cwd: ws, env });
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
       new RegExp(
-        `cordon: (possibly )?denied: read of ~/\\.ssh/id_rsa \\(${readRule.replace(/[()[\].]/g, '\\$&')}\\) — allow with --read ~/\\.ssh/id_rsa\n`,
+        `cordon: (possibly )?denied: read of ~/\\.ssh/id_rsa \\(${readRule.replace(/[()[\].]/g, '\\$&')}\\) — no flag suggested: ~/\\.ssh/id_rsa: it is a credential store or a denied path \\(~/\\.ssh\\) \\(inferred from the command's output\\)\n`,
       ),
     );
     expect(r.stderr).toMatch(/ · 1 denial( · [^\n]*)?\n$/);
+    // The user can still open it on purpose; cordon just never proposes it.
     const again = await runCli([...base, '--read', '~/.ssh/id_rsa', '--', 'cat', secret], { cwd: ws, env });
     expect([again.code, again.stdout]).toEqual([0, 'SECRET\n']);
   });

@@ -176,11 +176,15 @@ describe.runIf(runnable)(`single executable (linux-${process.arch}, no Node, no 
     mkdirSync(userHome, { mode: 0o755 });
     const { chownSync } = await import('node:fs');
     chownSync(userHome, 65534, 65534);
+    const project = join(userHome, 'project');
+    mkdirSync(project, { mode: 0o755 });
+    chownSync(project, 65534, 65534);
     const res = await new Promise<Outcome>((resolve) => {
       execFile(
         'setpriv',
         ['--reuid=65534', '--regid=65534', '--clear-groups', '--', exe, '--json', '--', 'id', '-u'],
-        { cwd: userHome, env: { PATH: pathDir, HOME: userHome, LANG: 'C.UTF-8' } },
+        // A project under home (a run from home itself is refused: it would make ~ writable).
+        { cwd: project, env: { PATH: pathDir, HOME: userHome, LANG: 'C.UTF-8' } },
         (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
       );
     });

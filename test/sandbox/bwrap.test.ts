@@ -82,6 +82,9 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
         '--backend',
         'bwrap',
         '-q',
+        // Home as a writable root must be named explicitly (a plain run from ~ is refused).
+        '--write',
+        fx.home,
         '--',
         'sh',
         '-c',

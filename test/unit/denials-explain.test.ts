@@ -40,7 +40,7 @@ describe('findDenials', () => {
         {
           kind: 'denial',
           message:
-            'denied: create of ~/.cache/npm/_cacache (profile workspace (filesystem[0]): read /) — allow with --write ~/.cache/npm',
+            "denied: create of ~/.cache/npm/_cacache (profile workspace (filesystem[0]): read /) — allow with --write ~/.cache/npm (its directory: a path that does not exist yet cannot be granted alone) (inferred from the command's output)",
           operation: 'create',
           path: '/home/user/.cache/npm/_cacache',
           rule: 'profile workspace (filesystem[0]): read /',
@@ -65,11 +65,11 @@ describe('findDenials', () => {
       {
         kind: 'denial',
         message:
-          'denied: read of ~/.ssh/id_rsa (profile workspace (filesystem[2]): none ~/.ssh) — allow with --read ~/.ssh/id_rsa',
+          "denied: read of ~/.ssh/id_rsa (profile workspace (filesystem[2]): none ~/.ssh) — no flag suggested: ~/.ssh/id_rsa: it is a credential store or a denied path (~/.ssh) (inferred from the command's output)",
         operation: 'read',
         path: '/home/user/.ssh/id_rsa',
         rule: 'profile workspace (filesystem[2]): none ~/.ssh',
-        fix: '--read ~/.ssh/id_rsa',
+        fix: undefined,
         certainty: 'certain',
       },
     ]);
@@ -82,17 +82,17 @@ describe('findDenials', () => {
     expect(d?.message).toContain('no --read/--write flag overrides this rule');
   });
 
-  it('points a --deny denial at the flag to drop', () => {
+  it('names the --deny flag behind a denial, never suggesting to drop it', () => {
     const ctx = context('workspace', { deny: ['secrets'] }, { [`${CWD}/secrets`]: 'dir' });
     const [d] = findDenials(`cat: ${CWD}/secrets/a: Permission denied`, ctx).denials;
-    expect([d?.rule, d?.fix, d?.message.endsWith('drop --deny ~/project/secrets to allow it')]).toEqual([
-      'flag --deny: none ~/project/secrets',
-      undefined,
-      true,
-    ]);
+    expect([
+      d?.rule,
+      d?.fix,
+      d?.message.endsWith("your --deny ~/project/secrets keeps it out (inferred from the command's output)"),
+    ]).toEqual(['flag --deny: none ~/project/secrets', undefined, true]);
   });
 
-  it('explains that only an exact rule overrides a protected path', () => {
+  it('never suggests a flag for a protected path', () => {
     const ctx = context('workspace', {}, { [`${CWD}/.git`]: 'dir' });
     const [d] = findDenials(
       `fatal: Unable to create '${CWD}/.git/index.lock': Read-only file system.`,
@@ -101,11 +101,11 @@ describe('findDenials', () => {
     expect(d).toEqual({
       kind: 'denial',
       message:
-        'denied: create of ~/project/.git/index.lock (protected (git metadata): read ~/project/.git) — kept read-only in every writable root; only a rule naming this exact path overrides that: --write ~/project/.git',
+        "denied: create of ~/project/.git/index.lock (protected (git metadata): read ~/project/.git) — no flag suggested: ~/project/.git: it is inside git metadata or cordon configuration, which stays read-only (inferred from the command's output)",
       operation: 'create',
       path: `${CWD}/.git/index.lock`,
       rule: 'protected (git metadata): read ~/project/.git',
-      fix: '--write ~/project/.git',
+      fix: undefined,
       certainty: 'certain',
     });
   });
@@ -135,9 +135,12 @@ describe('findDenials', () => {
   });
 
   it('marks an EACCES without a write word on a read-only path as possible', () => {
-    const ctx = context('workspace', {}, { '/etc/hosts': 'file' });
-    const [d] = findDenials('bash: /etc/hosts: Permission denied', ctx).denials;
-    expect([d?.operation, d?.certainty, d?.fix]).toEqual(['write', 'possible', '--write /etc/hosts']);
+    const ctx = context('workspace', {}, { '/srv/data/hosts': 'file', '/etc/hosts': 'file' });
+    const [d] = findDenials('bash: /srv/data/hosts: Permission denied', ctx).denials;
+    expect([d?.operation, d?.certainty, d?.fix]).toEqual(['write', 'possible', '--write /srv/data/hosts']);
+    // A system file is never suggested.
+    const [e] = findDenials('bash: /etc/hosts: Permission denied', ctx).denials;
+    expect([e?.operation, e?.fix]).toEqual(['write', undefined]);
   });
 
   it('reports network failures only when the network is off, with --net', () => {
@@ -180,12 +183,18 @@ describe('findDenials', () => {
   });
 
   it('reports a create under a directory the sandbox hides as possible', () => {
-    const ctx = context('strict', {}, { '/home/user/.cache': 'dir' });
+    const ctx = context('strict', {}, { '/home/user/work': 'dir', '/home/user/.cache': 'dir' });
     const [d] = findDenials(
+      "touch: cannot touch '/home/user/work/x': No such file or directory",
+      ctx,
+    ).denials;
+    expect([d?.operation, d?.certainty, d?.fix]).toEqual(['create', 'possible', '--write ~/work']);
+    // ~/.cache would expose ~/.cache/huggingface/token, which strict hides: no flag.
+    const [e] = findDenials(
       "touch: cannot touch '/home/user/.cache/x': No such file or directory",
       ctx,
     ).denials;
-    expect([d?.operation, d?.certainty, d?.fix]).toEqual(['create', 'possible', '--write ~/.cache']);
+    expect([e?.operation, e?.fix]).toEqual(['create', undefined]);
   });
 
   it('ignores failures inside a private directory named at run time', () => {

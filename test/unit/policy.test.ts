@@ -133,7 +133,9 @@ describe('resolvePolicy', () => {
         h,
         h.cwd,
       ),
-    ).toThrow(/cannot protect '\/home\/user\/project\/\.git': it is a symlink inside the writable root/);
+    ).toThrow(
+      /cannot protect '\/home\/user\/project\/\.git': it is a symlink to '\/elsewhere\/repo\.git' that points nowhere \(dangling\) inside the writable root/,
+    );
   });
 
   it('refuses a carve-out reached through a symlink in a writable directory', () => {

@@ -16,7 +16,9 @@
 //                                  its reopened children are mounted; a file gets
 //                                  `--perms 0000 --ro-bind-data FD P` (empty, unreadable,
 //                                  read-only; FD is an empty descriptor bwrap reads and closes)
-//        same access as parent   → nothing
+//        same access as parent   → nothing, except a protected write rule (a pin: the
+//                                  directories down to a submodule's gitlink) → --bind P P,
+//                                  so P is a mount point and cannot be renamed or removed
 //      A masked directory's reopened children get their mount points inside the tmpfs, so
 //      nothing is created on the host. Paths that are missing on the host are skipped, except
 //      protected or denied paths inside a writable root: they are covered by an empty 0000 file
@@ -121,8 +123,12 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     if (rule.path === '/') continue;
     if (findGoverningRule(rules, rule.path) !== rule) continue; // lost a same-path tie
     const parent = parentAccess(rules, rule.path, shadowed);
-    if (rule.access === parent) continue;
+    // A protected write rule under a writable parent is a pin (a submodule's directories):
+    // bound onto itself so the command cannot rename it and plant a new .git next to it.
+    const pin = rule.access === 'write' && rule.source.kind === 'protected';
+    if (rule.access === parent && !pin) continue;
     const kind = host.kind(rule.path);
+    if (pin && kind !== 'dir') continue;
     const underWritable = parent === 'write';
     if (kind === 'missing') {
       if (rule.access === 'write' || rule.access === 'read') {
