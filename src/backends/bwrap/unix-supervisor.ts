@@ -1,0 +1,302 @@
+// The unix-socket supervisor's decisions: it answers the seccomp notifications of
+// plan/linux/unix-filter.ts on a dedicated thread that the filter does not cover. It reads the
+// command's sockaddr ONCE (from /proc/TID/mem, then checks the notification is still valid so
+// the pid was not reused), and from then on acts only on that copy — never
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE, which would let the kernel re-read memory (or a re-pointed
+// descriptor) after the check. What it does per call:
+//   connect, AF_UNIX pathname: resolve the path in the command's own view (openat2 beneath
+//     /proc/TID/root with RESOLVE_IN_ROOT, so absolute symlinks stay inside the sandbox), to an
+//     O_PATH descriptor of the socket file; connect a NEW socket of the same type to exactly that
+//     inode (/proc/self/fd/N); keep it only when the listener is the command's own — the process
+//     that called listen() (SO_PEERCRED) is in the command's pid namespace, which bwrap
+//     created — or the inode is one the user allowed (--allow-unix); then install it over the
+//     command's descriptor (SECCOMP_IOCTL_NOTIF_ADDFD, SETFD) and return 0. Anything else: EACCES.
+//   connect, AF_UNIX abstract: network off → connect the command's own socket (pidfd_getfd) in
+//     its private namespace; network on → as a pathname connect, by the listener's pid namespace.
+//   connect, any other family: connect the command's own socket (its family cannot change, and
+//     it was obtained before the address was read); a blocking socket connects non-blocking and
+//     the reply waits until the connection completes.
+//   bind (network on only): AF_UNIX abstract → EACCES (the host's namespace: a command could pose
+//     as X11 or D-Bus); AF_UNIX pathname → bound by the supervisor on the command's socket, the
+//     parent directory resolved beneath /proc/TID/root; others → bound on the command's socket.
+// The supervisor thread holds no capabilities, so every file-system step gets the same DAC
+// checks the command (uid 0 without capabilities, or the user) gets.
+import { closeSync, fstatSync, openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import * as n from '../../native/seccomp-notify.ts';
+import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
+
+const AF_UNIX = 1;
+const EACCES = 13;
+const EBADF = 9;
+const EFAULT = 14;
+const EINVAL = 22;
+const ENOTSOCK = 88;
+const ECONNREFUSED = 111;
+const EINPROGRESS = 115;
+const ENOSYS = 38;
+const SUN_PATH_OFFSET = 2;
+
+export interface SupervisorSpec {
+  readonly network: 'on' | 'off';
+  /** Host (dev:ino) keys of sockets the user allowed with --allow-unix. */
+  readonly allowed: readonly string[];
+}
+
+interface Pending {
+  readonly id: bigint;
+  readonly fd: number;
+}
+
+export class UnixSupervisor {
+  private readonly nr = UNIX_FILTER_NR[process.arch as 'x64' | 'arm64'];
+  private readonly allowed: Set<string>;
+  private readonly hostPidNs = readlinkSync('/proc/self/ns/pid');
+  private readonly pending: Pending[] = [];
+  private readonly size = n.notifSizes().notif;
+  private readonly listener: number;
+  private readonly spec: SupervisorSpec;
+
+  constructor(listener: number, spec: SupervisorSpec) {
+    this.listener = listener;
+    this.spec = spec;
+    this.allowed = new Set(spec.allowed);
+  }
+
+  /** Serves notifications until `wake` becomes readable or the listener reports an error. */
+  serve(wake: number): void {
+    for (;;) {
+      const fds = [
+        { fd: this.listener, events: n.POLLIN },
+        { fd: wake, events: n.POLLIN },
+        ...this.pending.map((p) => ({ fd: p.fd, events: n.POLLOUT })),
+      ];
+      const revents = n.pollFds(fds, -1);
+      if (revents[0]! & (n.POLLERR | n.POLLNVAL) || revents[1] !== 0) return;
+      for (let i = this.pending.length - 1; i >= 0; i--) {
+        if (revents[i + 2] === 0) continue;
+        const p = this.pending.splice(i, 1)[0]!;
+        const err = n.socketOption(p.fd, n.SO_ERROR)?.readInt32LE(0) ?? EINVAL;
+        n.respond(this.listener, p.id, 0, err);
+        n.closeFd(p.fd);
+      }
+      if (revents[0]! & n.POLLIN) {
+        const note = n.receive(this.listener, this.size);
+        if (note) this.handle(note);
+      }
+    }
+  }
+
+  private handle(note: n.Notification): void {
+    let error: number;
+    try {
+      error = note.nr === this.nr.connect ? this.connect(note) : note.nr === this.nr.bind ? this.bind(note) : ENOSYS;
+    } catch {
+      error = EACCES; // fail closed
+    }
+    if (error >= 0) n.respond(this.listener, note.id, 0, error);
+  }
+
+  /** The sockaddr the call names, read once; undefined when the notification went stale. */
+  private readAddress(note: n.Notification): Buffer | number {
+    const len = Number(note.args[2]! & 0xffffffffn);
+    if (len < SUN_PATH_OFFSET || len > 128) return EINVAL;
+    const buf = Buffer.alloc(len);
+    let fd: number;
+    try {
+      fd = openSync(`/proc/${note.pid}/mem`, 'r');
+    } catch {
+      return EACCES;
+    }
+    try {
+      if (readSync(fd, buf, 0, len, note.args[1]!) !== len) return EFAULT;
+    } catch {
+      return EFAULT;
+    } finally {
+      closeSync(fd);
+    }
+    return n.stillValid(this.listener, note.id) ? buf : -1;
+  }
+
+  /** A duplicate of the command's socket descriptor (the same open file description). */
+  private targetSocket(note: n.Notification): number {
+    const pidfd = n.pidfdOpen(note.pid, n.PIDFD_THREAD);
+    if (pidfd < 0) return -EACCES;
+    try {
+      if (!n.stillValid(this.listener, note.id)) return -EACCES;
+      const fd = n.pidfdGetfd(pidfd, Number(note.args[0]! & 0xffffffffn) | 0);
+      if (fd < 0) return -EBADF;
+      if (!n.socketOption(fd, n.SO_DOMAIN)) {
+        n.closeFd(fd);
+        return -ENOTSOCK;
+      }
+      return fd;
+    } finally {
+      n.closeFd(pidfd);
+    }
+  }
+
+  private connect(note: n.Notification): number {
+    const addr = this.readAddress(note);
+    if (typeof addr === 'number') return addr;
+    const sock = this.targetSocket(note);
+    if (sock < 0) return -sock;
+    let keep = false;
+    try {
+      const domain = n.socketOption(sock, n.SO_DOMAIN)!.readInt32LE(0);
+      const family = addr.readUInt16LE(0);
+      const abstract = addr.length > SUN_PATH_OFFSET && addr[SUN_PATH_OFFSET] === 0;
+      if (domain !== AF_UNIX || family !== AF_UNIX || (abstract && this.spec.network === 'off')) {
+        const r = this.connectOwn(note, sock, addr);
+        keep = r === -1; // deferred: the socket stays open until the connection completes
+        return r;
+      }
+      if (addr.length === SUN_PATH_OFFSET) return EINVAL;
+      return this.connectChecked(note, sock, addr, abstract);
+    } finally {
+      if (!keep) n.closeFd(sock);
+    }
+  }
+
+  /** Connects the command's own socket; -1 when the reply is deferred (blocking, in progress). */
+  private connectOwn(note: n.Notification, sock: number, addr: Buffer): number {
+    const flags = n.statusFlags(sock);
+    const blocking = (flags & n.O_NONBLOCK) === 0;
+    if (blocking) n.setStatusFlags(sock, flags | n.O_NONBLOCK);
+    const r = n.connectFd(sock, addr);
+    if (blocking) n.setStatusFlags(sock, flags);
+    if (r === -EINPROGRESS && blocking) {
+      this.pending.push({ id: note.id, fd: sock });
+      return -1;
+    }
+    return -r;
+  }
+
+  private connectChecked(note: n.Notification, sock: number, addr: Buffer, abstract: boolean): number {
+    const type = n.socketOption(sock, n.SO_TYPE)!.readInt32LE(0);
+    let target = addr;
+    let file = -1;
+    let key: string | undefined;
+    if (!abstract) {
+      const end = addr.indexOf(0, SUN_PATH_OFFSET);
+      const path = addr.toString('utf8', SUN_PATH_OFFSET, end < 0 ? addr.length : end);
+      file = this.resolve(note.pid, path, 0);
+      if (file < 0) return -file;
+      const st = fstatSync(file, { bigint: true });
+      if (!st.isSocket()) {
+        n.closeFd(file);
+        return ECONNREFUSED;
+      }
+      key = `${st.dev}:${st.ino}`;
+      target = unixAddress(`/proc/self/fd/${file}`);
+    }
+    const fresh = n.socketFd(AF_UNIX, type | n.O_NONBLOCK);
+    try {
+      if (fresh < 0) return -fresh;
+      const r = n.connectFd(fresh, target);
+      if (r < 0) return -r;
+      if (!(key !== undefined && this.allowed.has(key)) && !this.listenerIsSandboxed(fresh, note.pid)) return EACCES;
+      const own = n.statusFlags(sock);
+      n.setStatusFlags(fresh, (n.statusFlags(fresh) & ~n.O_NONBLOCK) | (own & n.O_NONBLOCK));
+      const fd = Number(note.args[0]! & 0xffffffffn) | 0;
+      const installed = n.installFd(this.listener, note.id, fresh, fd, closeOnExec(note.pid, fd));
+      return installed < 0 ? -installed : 0;
+    } finally {
+      n.closeFd(fresh);
+      n.closeFd(file);
+    }
+  }
+
+  /** The listening end was set up (listen()) by a process in the caller's pid namespace. */
+  private listenerIsSandboxed(sock: number, caller: number): boolean {
+    const cred = n.socketOption(sock, n.SO_PEERCRED, 12);
+    const pid = cred?.readInt32LE(0) ?? 0;
+    if (pid <= 0) return false;
+    try {
+      const mine = readlinkSync(`/proc/${caller}/ns/pid`);
+      return mine !== this.hostPidNs && readlinkSync(`/proc/${pid}/ns/pid`) === mine;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Resolves `path` as the caller sees it (its root, its cwd for a relative path) to a
+   * descriptor: O_PATH of the file itself, or of its parent with `parent` set.
+   */
+  private resolve(pid: number, path: string, extra: number): number {
+    let absolute = path;
+    if (!path.startsWith('/')) {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (!cwd.startsWith('/') || cwd.endsWith(' (deleted)')) return -EACCES;
+      absolute = `${cwd}/${path}`;
+    }
+    const root = n.openat2(-100, `/proc/${pid}/root`, n.O_PATH | n.O_DIRECTORY, 0);
+    if (root < 0) return root;
+    try {
+      return n.openat2(root, absolute, n.O_PATH | extra, n.RESOLVE_IN_ROOT | n.RESOLVE_NO_MAGICLINKS);
+    } finally {
+      n.closeFd(root);
+    }
+  }
+
+  private bind(note: n.Notification): number {
+    const addr = this.readAddress(note);
+    if (typeof addr === 'number') return addr;
+    const sock = this.targetSocket(note);
+    if (sock < 0) return -sock;
+    try {
+      const domain = n.socketOption(sock, n.SO_DOMAIN)!.readInt32LE(0);
+      if (domain !== AF_UNIX || addr.readUInt16LE(0) !== AF_UNIX || addr.length === SUN_PATH_OFFSET)
+        return -n.bindFd(sock, addr);
+      if (addr[SUN_PATH_OFFSET] === 0) return EACCES; // the host's abstract namespace
+      const end = addr.indexOf(0, SUN_PATH_OFFSET);
+      const path = addr.toString('utf8', SUN_PATH_OFFSET, end < 0 ? addr.length : end);
+      const slash = path.lastIndexOf('/');
+      const name = path.slice(slash + 1);
+      const dir = slash < 0 ? '.' : slash === 0 ? '/' : path.slice(0, slash);
+      if (name === '' || name === '.' || name === '..') return EINVAL;
+      const dirfd = this.resolve(note.pid, dir, n.O_DIRECTORY);
+      if (dirfd < 0) return -dirfd;
+      try {
+        const cd = n.changeDir(dirfd);
+        if (cd < 0) return -cd;
+        const previous = n.setUmask(umaskOf(note.pid));
+        try {
+          return -n.bindFd(sock, unixAddress(name));
+        } finally {
+          n.setUmask(previous);
+        }
+      } finally {
+        n.closeFd(dirfd);
+      }
+    } finally {
+      n.closeFd(sock);
+    }
+  }
+}
+
+export function unixAddress(path: string): Buffer {
+  const bytes = Buffer.from(path, 'utf8');
+  const addr = Buffer.alloc(SUN_PATH_OFFSET + bytes.length + 1);
+  addr.writeUInt16LE(AF_UNIX, 0);
+  bytes.copy(addr, SUN_PATH_OFFSET);
+  return addr;
+}
+
+function closeOnExec(pid: number, fd: number): boolean {
+  try {
+    const flags = /^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1];
+    return flags !== undefined && (Number.parseInt(flags, 8) & n.O_CLOEXEC) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+function umaskOf(pid: number): number {
+  try {
+    const m = /^Umask:\s+([0-7]+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return m === undefined ? 0o022 : Number.parseInt(m, 8);
+  } catch {
+    return 0o022;
+  }
+}
