@@ -30,6 +30,7 @@ import {
 } from './plan/macos/seatbelt-violations.ts';
 import type { BwrapPlan, Plan } from './plan/types.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
+import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
 import { DEFAULT_PROFILE, loadProfile } from './profile/load.ts';
@@ -140,6 +141,8 @@ export function preparePlan(
       cwd,
       cache ? cacheRules(cache) : [],
     );
+    if (options.allowUnix?.length)
+      policy = { ...policy, allowUnix: resolveAllowUnix(options.allowUnix, host, cwd) };
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],
       set: { ...profile.env.set, ...envRequest.set },
@@ -300,7 +303,9 @@ export async function executePlan(
       ? await import('./backends/landlock/launch.ts').then((m) =>
           m.prepareLandlockLaunch(plan, deps.landlockInProcess ? 'self' : 'helper'),
         )
-      : undefined;
+      : plan.backend === 'bwrap'
+        ? (await import('./backends/bwrap/launch.ts')).prepareBwrapLaunch(plan)
+        : undefined;
   let outcome: SpawnOutcome;
   try {
     outcome =

@@ -19,6 +19,7 @@ export interface RawFlags {
   write?: string[];
   deny?: string[];
   net?: boolean;
+  allowUnix?: string[];
   env?: string[];
   clearEnv?: boolean;
   bestEffort?: boolean;
@@ -77,6 +78,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     write: flags.write ?? [],
     deny: flags.deny ?? [],
     network: flags.net,
+    allowUnix: flags.allowUnix ?? [],
     keepEnv: env.keep,
     setEnv: env.set,
     clearEnv: flags.clearEnv ?? false,

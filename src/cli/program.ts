@@ -32,6 +32,12 @@ export function addRunOptions(cmd: Command): Command {
     .option('--net', 'allow network access')
     .option('--no-net', 'deny network access (the default profiles already do)')
     .option(
+      '--allow-unix <socket>',
+      "let the command connect to the host's unix socket at PATH (repeatable; host sockets are unreachable otherwise)",
+      collect,
+      [],
+    )
+    .option(
       '--env <name[=value]>',
       'keep NAME even if it looks like a credential, or set NAME=VALUE (repeatable)',
       collect,

@@ -10,7 +10,7 @@ import {
   readlinkSync,
   realpathSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, release, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
@@ -222,9 +222,18 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',
+    seccompNotify: platform === 'linux' && kernelAtLeast(release(), 5, 9),
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     realpath: realpathLenient,
     kind: pathKind,
     readText: readSmallText,
   };
+}
+
+/** Whether a Linux release string (6.1.0-18-amd64) is at least major.minor. */
+export function kernelAtLeast(version: string, major: number, minor: number): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a > major || (a === major && b >= minor);
 }

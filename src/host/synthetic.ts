@@ -108,6 +108,7 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
           }),
     landlock: platform === 'linux' ? { abi: overrides.landlockAbi ?? 6 } : undefined,
     seccomp: platform === 'linux',
+    seccompNotify: platform === 'linux',
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],

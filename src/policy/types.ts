@@ -32,6 +32,8 @@ export interface SandboxPolicy {
   readonly cwd: string;
   /** Name of the profile the policy was built from (for display). */
   readonly profile: string;
+  /** Canonical host paths of unix sockets the command may connect to (--allow-unix). */
+  readonly allowUnix?: readonly string[] | undefined;
 }
 
 export function describeSource(source: RuleSource): string {

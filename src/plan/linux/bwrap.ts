@@ -29,6 +29,7 @@ import { findGoverningRule, isWithin, resolveAccess } from '../../policy/access.
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
 import { buildSeccompProgram, isSeccompArch } from './seccomp-bpf.ts';
+import { planBwrapUnix } from './unix-sockets.ts';
 
 /** Data descriptors for masks start after stdin, stdout and stderr. */
 const FIRST_DATA_FD = 3;
@@ -154,6 +155,10 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
       args.push('--perms', '0000', '--ro-bind-data', String(FIRST_DATA_FD + dataFds++), rule.path);
     }
   }
+  // Unix sockets (plan/linux/unix-sockets.ts): an --allow-unix socket a fresh /run hid.
+  const unix = planBwrapUnix(policy, host, shadowed, input.bestEffort ?? false);
+  args.push(...unix.mounts);
+  notEnforced.push(...unix.notEnforced);
   // Masks become read-only after their reopened children are mounted (deepest first).
   for (const dir of [...masked].reverse()) args.push('--remount-ro', dir);
 
@@ -163,15 +168,18 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
   if (bwrap.supportsDisableUserns) args.push('--disable-userns');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   // With the network off, the namespace already isolates IP; the seccomp filter also takes
-  // away AF_UNIX connect() (a host daemon's socket in a readable directory — docker.sock is
-  // root on the host), non-stream AF_UNIX sockets, AF_NETLINK and io_uring. socketpair()
-  // keeps working. bwrap loads it from a descriptor just before exec.
+  // away non-stream AF_UNIX sockets, AF_NETLINK and io_uring, and — only where the unix-socket
+  // supervisor cannot run — every AF_UNIX connect() (a host daemon's socket in a readable
+  // directory: docker.sock is root on the host). socketpair() keeps working. bwrap loads it
+  // from a descriptor just before exec.
   let seccompProgram: string | undefined;
   if (policy.network === 'off') {
     if (isSeccompArch(host.arch)) {
-      seccompProgram = buildSeccompProgram({ arch: host.arch, network: 'off', refuseConnect: true }).toString(
-        'base64',
-      );
+      seccompProgram = buildSeccompProgram({
+        arch: host.arch,
+        network: 'off',
+        refuseConnect: unix.refuseConnect,
+      }).toString('base64');
       args.push('--seccomp', String(FIRST_DATA_FD + dataFds));
     } else if (input.bestEffort) {
       notEnforced.push({
@@ -199,6 +207,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     placeholders,
     dataFds,
     seccompProgram,
+    ...(unix.supervisor ? { unixSupervisor: unix.supervisor } : {}),
   };
 }
 

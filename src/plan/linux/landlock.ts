@@ -20,6 +20,7 @@ import { findGoverningRule, isEffective } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { LandlockPlan, LandlockRule, NotEnforced } from '../types.ts';
 import { isSeccompArch } from './seccomp-bpf.ts';
+import { landlockUnixGaps } from './unix-sockets.ts';
 
 export const FS = {
   EXECUTE: 1 << 0,
@@ -167,6 +168,7 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
       access: 'off',
       reason: `no seccomp filter for architecture ${host.arch} (x64 and arm64 only): UDP and other sockets would stay open`,
     });
+  if (abi > 0) inexact.push(...landlockUnixGaps(policy, abi));
   return { abi, rules, inexact, skipped };
 }
 
