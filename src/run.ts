@@ -29,8 +29,8 @@ import {
   selectViolations,
 } from './plan/macos/seatbelt-violations.ts';
 import type { BwrapPlan, Plan } from './plan/types.ts';
-import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
+import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
 import { DEFAULT_PROFILE, loadProfile } from './profile/load.ts';

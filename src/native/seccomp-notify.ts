@@ -123,7 +123,8 @@ export function notifSizes(): { notif: number; resp: number; data: number } {
 export function installListenerFilter(program: Buffer): number {
   const c = calls();
   const libc = loadLibC();
-  if (libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) throw new Error(`no_new_privs failed (errno ${c.errno()})`);
+  if (libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0)
+    throw new Error(`no_new_privs failed (errno ${c.errno()})`);
   const fprog = Buffer.alloc(16);
   fprog.writeUInt16LE(program.length / 8, 0);
   const flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
@@ -167,7 +168,13 @@ export function receive(listener: number, size: number): Notification | undefine
   }
   const args: bigint[] = [];
   for (let i = 0; i < 6; i++) args.push(buf.readBigUInt64LE(32 + 8 * i));
-  return { id: buf.readBigUInt64LE(0), pid: buf.readUInt32LE(8), nr: buf.readInt32LE(16), arch: buf.readUInt32LE(20), args };
+  return {
+    id: buf.readBigUInt64LE(0),
+    pid: buf.readUInt32LE(8),
+    nr: buf.readInt32LE(16),
+    arch: buf.readUInt32LE(20),
+    args,
+  };
 }
 
 /** Replies to a notification: `error` is a positive errno (0 for success with `value`). */
@@ -190,7 +197,13 @@ export function stillValid(listener: number, id: bigint): boolean {
 }
 
 /** Installs `srcfd` in the target as descriptor `targetFd` (replacing it); negative errno on failure. */
-export function installFd(listener: number, id: bigint, srcfd: number, targetFd: number, cloexec: boolean): number {
+export function installFd(
+  listener: number,
+  id: bigint,
+  srcfd: number,
+  targetFd: number,
+  cloexec: boolean,
+): number {
   const c = calls();
   const buf = Buffer.alloc(24);
   buf.writeBigUInt64LE(id, 0);

@@ -138,7 +138,11 @@ describe.runIf(canBwrap && isRoot).each(users)('unix sockets under bwrap as %s',
       const no = await cordon([...net, ...allow], 'client', daemons['other']!.path);
       expect(no.stdout).toMatch(/error:EACCES/);
       expect(daemons['other']!.seen).toEqual([]);
-      const run = await cordon([...net, '--allow-unix', daemons['run']!.path], 'client', daemons['run']!.path);
+      const run = await cordon(
+        [...net, '--allow-unix', daemons['run']!.path],
+        'client',
+        daemons['run']!.path,
+      );
       expect(run.stdout).toBe('got:root-shell$ \n');
     });
   });

@@ -89,7 +89,12 @@ export class UnixSupervisor {
   private handle(note: n.Notification): void {
     let error: number;
     try {
-      error = note.nr === this.nr.connect ? this.connect(note) : note.nr === this.nr.bind ? this.bind(note) : ENOSYS;
+      error =
+        note.nr === this.nr.connect
+          ? this.connect(note)
+          : note.nr === this.nr.bind
+            ? this.bind(note)
+            : ENOSYS;
     } catch {
       error = EACCES; // fail closed
     }
@@ -194,7 +199,8 @@ export class UnixSupervisor {
       if (fresh < 0) return -fresh;
       const r = n.connectFd(fresh, target);
       if (r < 0) return -r;
-      if (!(key !== undefined && this.allowed.has(key)) && !this.listenerIsSandboxed(fresh, note.pid)) return EACCES;
+      if (!(key !== undefined && this.allowed.has(key)) && !this.listenerIsSandboxed(fresh, note.pid))
+        return EACCES;
       const own = n.statusFlags(sock);
       n.setStatusFlags(fresh, (n.statusFlags(fresh) & ~n.O_NONBLOCK) | (own & n.O_NONBLOCK));
       const fd = Number(note.args[0]! & 0xffffffffn) | 0;

@@ -65,7 +65,10 @@ export function planBwrapUnix(
   const mounts: string[] = [];
   for (const path of allow) {
     if (host.kind(path) === 'missing')
-      throw new CordonError('bad-flag', `--allow-unix ${path}: no such socket — start the service first, or drop the flag`);
+      throw new CordonError(
+        'bad-flag',
+        `--allow-unix ${path}: no such socket — start the service first, or drop the flag`,
+      );
     if (resolveAccess(policy.rules, path) === 'none' || shadowed.some((d) => isWithin(path, d)))
       mounts.push('--ro-bind', path, path);
   }
@@ -73,7 +76,10 @@ export function planBwrapUnix(
     return { supervisor: { network: policy.network, allow }, mounts, refuseConnect: false, notEnforced: [] };
   const missing = supervisorMissing(host);
   if (allow.length > 0)
-    throw new CordonError('policy-unenforceable', `--allow-unix needs cordon's unix-socket supervisor: ${missing}`);
+    throw new CordonError(
+      'policy-unenforceable',
+      `--allow-unix needs cordon's unix-socket supervisor: ${missing}`,
+    );
   if (policy.network === 'off') return { mounts, refuseConnect: true, notEnforced: [] };
   if (!bestEffort)
     throw new CordonError(
@@ -83,7 +89,9 @@ export function planBwrapUnix(
   return {
     mounts,
     refuseConnect: false,
-    notEnforced: [{ path: UNIX_NOT_ENFORCED_PATH, access: 'none', reason: `reachable with --net: ${missing}` }],
+    notEnforced: [
+      { path: UNIX_NOT_ENFORCED_PATH, access: 'none', reason: `reachable with --net: ${missing}` },
+    ],
   };
 }
 
