@@ -116,6 +116,8 @@ export function notifSizes(): { notif: number; resp: number; data: number } {
   return { notif: buf.readUInt16LE(0), resp: buf.readUInt16LE(2), data: buf.readUInt16LE(4) };
 }
 
+let fprogDeclared = false;
+
 /**
  * Sets no_new_privs and installs `program` (sock_filter bytes) on the CALLING THREAD with a
  * new listener; returns the listener descriptor (close-on-exec, as the kernel creates it).
@@ -125,18 +127,20 @@ export function installListenerFilter(program: Buffer): number {
   const libc = loadLibC();
   if (libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0)
     throw new Error(`no_new_privs failed (errno ${c.errno()})`);
-  const fprog = Buffer.alloc(16);
-  fprog.writeUInt16LE(program.length / 8, 0);
-  const flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
   // struct sock_fprog { u16 len; struct sock_filter *filter; }: the pointer is written by koffi.
-  libc.koffi.struct('cordon_notify_fprog', { len: 'uint16', filter: 'void *' });
-  const fd = orErrno(
-    c,
-    c.syscall(nr().seccomp, 'uint', SECCOMP_SET_MODE_FILTER, 'uint', flags, 'cordon_notify_fprog *', {
-      len: program.length / 8,
-      filter: program,
-    }),
-  );
+  if (!fprogDeclared) libc.koffi.struct('cordon_notify_fprog', { len: 'uint16', filter: 'void *' });
+  fprogDeclared = true;
+  const install = (flags: number) =>
+    orErrno(
+      c,
+      c.syscall(nr().seccomp, 'uint', SECCOMP_SET_MODE_FILTER, 'uint', flags, 'cordon_notify_fprog *', {
+        len: program.length / 8,
+        filter: program,
+      }),
+    );
+  // WAIT_KILLABLE_RECV (5.19): once read, a notification is not restarted by a harmless signal.
+  let fd = install(SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+  if (fd === -22) fd = install(SECCOMP_FILTER_FLAG_NEW_LISTENER);
   if (fd < 0) throw new Error(`seccomp(SET_MODE_FILTER, NEW_LISTENER) failed (errno ${-fd})`);
   return fd;
 }
@@ -214,9 +218,12 @@ export function installFd(
   return orErrno(c, c.ioctl(listener, IOCTL_ADDFD, buf));
 }
 
-export function pidfdOpen(pid: number, flags: number): number {
+/** A pidfd for thread `tid` (PIDFD_THREAD, 6.9+), else for its thread group (same fd table). */
+export function pidfdOpenThread(tid: number, tgid: () => number): number {
   const c = calls();
-  return orErrno(c, c.syscall(NR_PIDFD_OPEN, 'int', pid, 'uint', flags));
+  const fd = orErrno(c, c.syscall(NR_PIDFD_OPEN, 'int', tid, 'uint', PIDFD_THREAD));
+  if (fd !== -22) return fd;
+  return orErrno(c, c.syscall(NR_PIDFD_OPEN, 'int', tgid(), 'uint', 0));
 }
 
 /** A duplicate of descriptor `fd` of the process behind `pidfd` (same open file description). */

@@ -21,9 +21,10 @@
 //     parent directory resolved beneath /proc/TID/root; others → bound on the command's socket.
 // The supervisor thread holds no capabilities, so every file-system step gets the same DAC
 // checks the command (uid 0 without capabilities, or the user) gets.
-import { closeSync, fstatSync, openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import * as n from '../../native/seccomp-notify.ts';
 import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
+import { closeOnExec, threadGroupOf, umaskOf, unixAddress } from './unix-procfs.ts';
 
 const AF_UNIX = 1;
 const EACCES = 13;
@@ -124,7 +125,7 @@ export class UnixSupervisor {
 
   /** A duplicate of the command's socket descriptor (the same open file description). */
   private targetSocket(note: n.Notification): number {
-    const pidfd = n.pidfdOpen(note.pid, n.PIDFD_THREAD);
+    const pidfd = n.pidfdOpenThread(note.pid, () => threadGroupOf(note.pid));
     if (pidfd < 0) return -EACCES;
     try {
       if (!n.stillValid(this.listener, note.id)) return -EACCES;
@@ -184,7 +185,7 @@ export class UnixSupervisor {
     if (!abstract) {
       const end = addr.indexOf(0, SUN_PATH_OFFSET);
       const path = addr.toString('utf8', SUN_PATH_OFFSET, end < 0 ? addr.length : end);
-      file = this.resolve(note.pid, path, 0);
+      file = this.resolve(note, path, 0);
       if (file < 0) return -file;
       const st = fstatSync(file, { bigint: true });
       if (!st.isSocket()) {
@@ -227,9 +228,10 @@ export class UnixSupervisor {
 
   /**
    * Resolves `path` as the caller sees it (its root, its cwd for a relative path) to a
-   * descriptor: O_PATH of the file itself, or of its parent with `parent` set.
+   * O_PATH descriptor (`extra`: more open flags, O_DIRECTORY for a parent directory).
    */
-  private resolve(pid: number, path: string, extra: number): number {
+  private resolve(note: n.Notification, path: string, extra: number): number {
+    const pid = note.pid;
     let absolute = path;
     if (!path.startsWith('/')) {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
@@ -239,6 +241,8 @@ export class UnixSupervisor {
     const root = n.openat2(-100, `/proc/${pid}/root`, n.O_PATH | n.O_DIRECTORY, 0);
     if (root < 0) return root;
     try {
+      // The pid still names the caller (not a reused number), so `root` is the caller's root.
+      if (!n.stillValid(this.listener, note.id)) return -EACCES;
       return n.openat2(root, absolute, n.O_PATH | extra, n.RESOLVE_IN_ROOT | n.RESOLVE_NO_MAGICLINKS);
     } finally {
       n.closeFd(root);
@@ -261,7 +265,7 @@ export class UnixSupervisor {
       const name = path.slice(slash + 1);
       const dir = slash < 0 ? '.' : slash === 0 ? '/' : path.slice(0, slash);
       if (name === '' || name === '.' || name === '..') return EINVAL;
-      const dirfd = this.resolve(note.pid, dir, n.O_DIRECTORY);
+      const dirfd = this.resolve(note, dir, n.O_DIRECTORY);
       if (dirfd < 0) return -dirfd;
       try {
         const cd = n.changeDir(dirfd);
@@ -278,31 +282,5 @@ export class UnixSupervisor {
     } finally {
       n.closeFd(sock);
     }
-  }
-}
-
-export function unixAddress(path: string): Buffer {
-  const bytes = Buffer.from(path, 'utf8');
-  const addr = Buffer.alloc(SUN_PATH_OFFSET + bytes.length + 1);
-  addr.writeUInt16LE(AF_UNIX, 0);
-  bytes.copy(addr, SUN_PATH_OFFSET);
-  return addr;
-}
-
-function closeOnExec(pid: number, fd: number): boolean {
-  try {
-    const flags = /^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1];
-    return flags !== undefined && (Number.parseInt(flags, 8) & n.O_CLOEXEC) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-function umaskOf(pid: number): number {
-  try {
-    const m = /^Umask:\s+([0-7]+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return m === undefined ? 0o022 : Number.parseInt(m, 8);
-  } catch {
-    return 0o022;
   }
 }
