@@ -1,6 +1,7 @@
 // Small facts about the supervised command's threads, read from /proc, and the sockaddr_un
 // builder the supervisor uses for its own connect/bind calls.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { SO_PEERCRED, socketOption } from '../../native/seccomp-notify.ts';
 
 const AF_UNIX = 1;
 const O_CLOEXEC = 0o2000000;
@@ -38,4 +39,20 @@ export function umaskOf(pid: number): number {
 export function threadGroupOf(tid: number): number {
   const m = /^Tgid:\s+(\d+)/m.exec(readFileSync(`/proc/${tid}/status`, 'utf8'))?.[1];
   return m === undefined ? tid : Number(m);
+}
+
+/**
+ * Whether the listening end `sock` is connected to was set up (listen()) by a process in the
+ * caller's pid namespace — one bwrap created, never the host's (`hostPidNs`). SO_PEERCRED
+ * holds the listener's pid as of listen(); the socket keeps that pid number allocated.
+ */
+export function listenerInCallersPidNs(sock: number, caller: number, hostPidNs: string): boolean {
+  const pid = socketOption(sock, SO_PEERCRED, 12)?.readInt32LE(0) ?? 0;
+  if (pid <= 0) return false;
+  try {
+    const mine = readlinkSync(`/proc/${caller}/ns/pid`);
+    return mine !== hostPidNs && readlinkSync(`/proc/${pid}/ns/pid`) === mine;
+  } catch {
+    return false;
+  }
 }

@@ -24,7 +24,8 @@
 import { closeSync, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import * as n from '../../native/seccomp-notify.ts';
 import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
-import { closeOnExec, threadGroupOf, umaskOf, unixAddress } from './unix-procfs.ts';
+import { bindOnBehalf } from './unix-bind.ts';
+import { closeOnExec, listenerInCallersPidNs, threadGroupOf, unixAddress } from './unix-procfs.ts';
 
 const AF_UNIX = 1;
 const EACCES = 13;
@@ -34,6 +35,7 @@ const EINVAL = 22;
 const ENOTSOCK = 88;
 const ECONNREFUSED = 111;
 const EINPROGRESS = 115;
+const EAGAIN = 11;
 const ENOSYS = 38;
 const SUN_PATH_OFFSET = 2;
 
@@ -48,11 +50,19 @@ interface Pending {
   readonly fd: number;
 }
 
+interface Retry {
+  readonly id: bigint;
+  /** The errno to reply (0: success), or undefined: try again later. */
+  readonly attempt: () => number | undefined;
+  readonly cleanup: () => void;
+}
+
 export class UnixSupervisor {
   private readonly nr = UNIX_FILTER_NR[process.arch as 'x64' | 'arm64'];
   private readonly allowed: Set<string>;
   private readonly hostPidNs = readlinkSync('/proc/self/ns/pid');
   private readonly pending: Pending[] = [];
+  private readonly retries: Retry[] = [];
   private readonly size = n.notifSizes().notif;
   private readonly listener: number;
   private readonly spec: SupervisorSpec;
@@ -71,8 +81,10 @@ export class UnixSupervisor {
         { fd: wake, events: n.POLLIN },
         ...this.pending.map((p) => ({ fd: p.fd, events: n.POLLOUT })),
       ];
-      const revents = n.pollFds(fds, -1);
+      // A blocking connect to a full backlog waits in the kernel; here it is retried every 2 ms.
+      const revents = n.pollFds(fds, this.retries.length > 0 ? 2 : -1);
       if (revents[0]! & (n.POLLERR | n.POLLNVAL) || revents[1] !== 0) return;
+      this.retryConnects();
       for (let i = this.pending.length - 1; i >= 0; i--) {
         if (revents[i + 2] === 0) continue;
         const p = this.pending.splice(i, 1)[0]!;
@@ -85,6 +97,28 @@ export class UnixSupervisor {
         if (note) this.handle(note);
       }
     }
+  }
+
+  private retryConnects(): void {
+    for (let i = this.retries.length - 1; i >= 0; i--) {
+      const r = this.retries[i]!;
+      const result = n.stillValid(this.listener, r.id) ? r.attempt() : EACCES;
+      if (result === undefined) continue;
+      this.retries.splice(i, 1);
+      r.cleanup();
+      n.respond(this.listener, r.id, 0, result);
+    }
+  }
+
+  /** Runs `attempt` now, and again later while it says "not yet" (undefined); -1 = deferred. */
+  private attemptOrDefer(id: bigint, attempt: () => number | undefined, cleanup: () => void): number {
+    const result = attempt();
+    if (result !== undefined) {
+      cleanup();
+      return result;
+    }
+    this.retries.push({ id, attempt, cleanup });
+    return -1;
   }
 
   private handle(note: n.Notification): void {
@@ -152,9 +186,8 @@ export class UnixSupervisor {
       const family = addr.readUInt16LE(0);
       const abstract = addr.length > SUN_PATH_OFFSET && addr[SUN_PATH_OFFSET] === 0;
       if (domain !== AF_UNIX || family !== AF_UNIX || (abstract && this.spec.network === 'off')) {
-        const r = this.connectOwn(note, sock, addr);
-        keep = r === -1; // deferred: the socket stays open until the connection completes
-        return r;
+        keep = true; // connectOwn owns the descriptor from here
+        return this.connectOwn(note, sock, addr, domain === AF_UNIX);
       }
       if (addr.length === SUN_PATH_OFFSET) return EINVAL;
       return this.connectChecked(note, sock, addr, abstract);
@@ -163,18 +196,28 @@ export class UnixSupervisor {
     }
   }
 
-  /** Connects the command's own socket; -1 when the reply is deferred (blocking, in progress). */
-  private connectOwn(note: n.Notification, sock: number, addr: Buffer): number {
+  /**
+   * Connects the command's own socket (closing `sock` when done); -1 when the reply is
+   * deferred: a blocking TCP connect in progress, or a blocking unix connect to a full backlog.
+   */
+  private connectOwn(note: n.Notification, sock: number, addr: Buffer, unix: boolean): number {
     const flags = n.statusFlags(sock);
     const blocking = (flags & n.O_NONBLOCK) === 0;
-    if (blocking) n.setStatusFlags(sock, flags | n.O_NONBLOCK);
-    const r = n.connectFd(sock, addr);
-    if (blocking) n.setStatusFlags(sock, flags);
-    if (r === -EINPROGRESS && blocking) {
-      this.pending.push({ id: note.id, fd: sock });
-      return -1;
-    }
-    return -r;
+    let inProgress = false;
+    const attempt = () => {
+      if (blocking) n.setStatusFlags(sock, flags | n.O_NONBLOCK);
+      const r = n.connectFd(sock, addr);
+      if (blocking) n.setStatusFlags(sock, flags);
+      if (blocking && unix && r === -EAGAIN) return undefined;
+      inProgress = blocking && r === -EINPROGRESS;
+      return -r;
+    };
+    const result = this.attemptOrDefer(note.id, attempt, () => {
+      if (!inProgress) n.closeFd(sock);
+    });
+    if (!inProgress) return result;
+    this.pending.push({ id: note.id, fd: sock });
+    return -1;
   }
 
   private connectChecked(note: n.Notification, sock: number, addr: Buffer, abstract: boolean): number {
@@ -195,35 +238,30 @@ export class UnixSupervisor {
       key = `${st.dev}:${st.ino}`;
       target = unixAddress(`/proc/self/fd/${file}`);
     }
+    const own = n.statusFlags(sock);
     const fresh = n.socketFd(AF_UNIX, type | n.O_NONBLOCK);
-    try {
-      if (fresh < 0) return -fresh;
+    if (fresh < 0) {
+      n.closeFd(file);
+      return -fresh;
+    }
+    const attempt = () => {
       const r = n.connectFd(fresh, target);
+      if (r === -EAGAIN && (own & n.O_NONBLOCK) === 0) return undefined; // blocking: wait for room
       if (r < 0) return -r;
-      if (!(key !== undefined && this.allowed.has(key)) && !this.listenerIsSandboxed(fresh, note.pid))
+      if (
+        !(key !== undefined && this.allowed.has(key)) &&
+        !listenerInCallersPidNs(fresh, note.pid, this.hostPidNs)
+      )
         return EACCES;
-      const own = n.statusFlags(sock);
       n.setStatusFlags(fresh, (n.statusFlags(fresh) & ~n.O_NONBLOCK) | (own & n.O_NONBLOCK));
       const fd = Number(note.args[0]! & 0xffffffffn) | 0;
       const installed = n.installFd(this.listener, note.id, fresh, fd, closeOnExec(note.pid, fd));
       return installed < 0 ? -installed : 0;
-    } finally {
+    };
+    return this.attemptOrDefer(note.id, attempt, () => {
       n.closeFd(fresh);
       n.closeFd(file);
-    }
-  }
-
-  /** The listening end was set up (listen()) by a process in the caller's pid namespace. */
-  private listenerIsSandboxed(sock: number, caller: number): boolean {
-    const cred = n.socketOption(sock, n.SO_PEERCRED, 12);
-    const pid = cred?.readInt32LE(0) ?? 0;
-    if (pid <= 0) return false;
-    try {
-      const mine = readlinkSync(`/proc/${caller}/ns/pid`);
-      return mine !== this.hostPidNs && readlinkSync(`/proc/${pid}/ns/pid`) === mine;
-    } catch {
-      return false;
-    }
+    });
   }
 
   /**
@@ -255,30 +293,7 @@ export class UnixSupervisor {
     const sock = this.targetSocket(note);
     if (sock < 0) return -sock;
     try {
-      const domain = n.socketOption(sock, n.SO_DOMAIN)!.readInt32LE(0);
-      if (domain !== AF_UNIX || addr.readUInt16LE(0) !== AF_UNIX || addr.length === SUN_PATH_OFFSET)
-        return -n.bindFd(sock, addr);
-      if (addr[SUN_PATH_OFFSET] === 0) return EACCES; // the host's abstract namespace
-      const end = addr.indexOf(0, SUN_PATH_OFFSET);
-      const path = addr.toString('utf8', SUN_PATH_OFFSET, end < 0 ? addr.length : end);
-      const slash = path.lastIndexOf('/');
-      const name = path.slice(slash + 1);
-      const dir = slash < 0 ? '.' : slash === 0 ? '/' : path.slice(0, slash);
-      if (name === '' || name === '.' || name === '..') return EINVAL;
-      const dirfd = this.resolve(note, dir, n.O_DIRECTORY);
-      if (dirfd < 0) return -dirfd;
-      try {
-        const cd = n.changeDir(dirfd);
-        if (cd < 0) return -cd;
-        const previous = n.setUmask(umaskOf(note.pid));
-        try {
-          return -n.bindFd(sock, unixAddress(name));
-        } finally {
-          n.setUmask(previous);
-        }
-      } finally {
-        n.closeFd(dirfd);
-      }
+      return bindOnBehalf(sock, addr, note.pid, (dir) => this.resolve(note, dir, n.O_DIRECTORY));
     } finally {
       n.closeFd(sock);
     }
