@@ -108,3 +108,21 @@ export function landlockUnixGaps(policy: SandboxPolicy, abi: number): NotEnforce
     gaps.push({ path, access: 'read', reason: '--allow-unix is enforced by the bubblewrap backend only' });
   return gaps;
 }
+
+/** One line for `explain`: what the bubblewrap plan does about unix sockets. */
+export function describeBwrapUnix(plan: {
+  readonly unixSupervisor?: UnixSupervisorPlan | undefined;
+  readonly seccompProgram?: string | undefined;
+  readonly notEnforced: readonly NotEnforced[];
+}): string {
+  const s = plan.unixSupervisor;
+  if (s) {
+    const abstract =
+      s.network === 'off' ? 'abstract names private' : 'abstract names refused (host namespace)';
+    const allow = s.allow.length > 0 ? `; allowed: ${s.allow.join(', ')}` : '';
+    return `supervised (seccomp user notification): own sockets work, host sockets refused, ${abstract}${allow}`;
+  }
+  if (plan.notEnforced.some((n) => n.path === UNIX_NOT_ENFORCED_PATH))
+    return 'NOT enforced: host sockets reachable (--best-effort)';
+  return plan.seccompProgram ? 'no supervisor: every connect() refused' : 'no supervisor';
+}
