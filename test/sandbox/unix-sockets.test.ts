@@ -109,6 +109,44 @@ describe.runIf(canBwrap && isRoot).each(users)('unix sockets under bwrap as %s',
       });
     }
 
+    it("a symlink the command plants in the workspace does not lead to a host daemon's socket", async () => {
+      const d = daemons['readable']!;
+      d.seen.length = 0;
+      const link = join(fx.ws, `link-${net.length}.sock`);
+      const r = await runCli(
+        [
+          '--backend',
+          'bwrap',
+          '-q',
+          ...net,
+          '--',
+          'sh',
+          '-c',
+          `ln -sf ${d.path} ${link} && "$0" "$1" client ${link}`,
+          NODE,
+          probe,
+        ],
+        {
+          cwd: fx.ws,
+          asUid: uid,
+          env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
+        },
+      );
+      expect(r.stdout).toMatch(/error:EACCES/);
+      expect(d.seen).toEqual([]);
+    });
+
+    it("the supervisor's listener descriptor never reaches the command", async () => {
+      const r = await runCli(['--backend', 'bwrap', '-q', ...net, '--', 'sh', '-c', 'ls -l /proc/self/fd/'], {
+        cwd: fx.ws,
+        asUid: uid,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('/proc/');
+      expect(r.stdout).not.toMatch(/anon_inode|seccomp/);
+    });
+
     it("a host daemon's abstract socket is unreachable", async () => {
       const d = daemons['abstract']!;
       d.seen.length = 0;
