@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { homedir, release, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { unixHelperAvailable } from '../backends/bwrap/launch.ts';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { pathKind } from './path-kind.ts';
@@ -222,7 +223,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',
-    seccompNotify: platform === 'linux' && kernelAtLeast(release(), 5, 9),
+    seccompNotify: platform === 'linux' && kernelAtLeast(release(), 5, 9) && unixHelperAvailable(),
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     realpath: realpathLenient,
     kind: pathKind,

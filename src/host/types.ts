@@ -46,7 +46,8 @@ export interface HostInfo {
   readonly seccomp?: boolean | undefined;
   /**
    * Seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD, pidfd_getfd and openat2
-   * (Linux 5.9+): the unix-socket supervisor of the bubblewrap backend can run.
+   * (Linux 5.9+), and this build ships the supervisor helper (not a single executable): the
+   * unix-socket supervisor of the bubblewrap backend can run.
    */
   readonly seccompNotify?: boolean | undefined;
   /**

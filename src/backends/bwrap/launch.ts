@@ -4,6 +4,7 @@
 // does, so the runner's timeout, group kill and exit classification see the same thing.
 // Cost: one extra Node start per run (measured in docs/unix-sockets.md).
 import { existsSync } from 'node:fs';
+import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
@@ -28,6 +29,21 @@ export function findUnixHelper(): string {
     'internal',
     `cannot find cordon's unix-socket supervisor (unix-supervisor.js) next to ${fileURLToPath(here)} — reinstall cordon`,
   );
+}
+
+/**
+ * Whether the supervisor helper ships with this build (the npm package and a checkout do; a
+ * single executable has no separate script and no worker file, so it runs without it).
+ */
+export function unixHelperAvailable(): boolean {
+  // In a single executable process.execPath is cordon itself, not a Node that runs scripts.
+  if (isSea()) return false;
+  try {
+    findUnixHelper();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** undefined: spawn bwrap itself (no supervisor in the plan). */

@@ -47,7 +47,7 @@ export function supervisorAvailable(host: HostInfo): boolean {
 
 function supervisorMissing(host: HostInfo): string {
   return isUnixFilterArch(host.arch)
-    ? 'the kernel lacks seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9+)'
+    ? 'the kernel lacks seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9+), or this build (a single executable) has no supervisor helper — use the npm package'
     : `cordon has no seccomp filter for ${host.arch} (x64 and arm64 only)`;
 }
 
