@@ -5,7 +5,7 @@ import { CordonError } from '../../src/errors.ts';
 import { syntheticHost } from '../../src/host/synthetic.ts';
 import type { HostInfo } from '../../src/host/types.ts';
 import { buildBwrapPlan } from '../../src/plan/linux/bwrap.ts';
-import { landlockUnixGaps } from '../../src/plan/linux/unix-sockets.ts';
+import { landlockUnixGaps, unixSocketCheck } from '../../src/plan/linux/unix-sockets.ts';
 import { resolveAllowUnix } from '../../src/policy/allow-unix.ts';
 import type { SandboxPolicy } from '../../src/policy/types.ts';
 
@@ -69,5 +69,16 @@ describe('--allow-unix paths', () => {
     expect(resolveAllowUnix([SOCK, SOCK], host, '/home/user/project')).toEqual([SOCK]);
     expect(() => resolveAllowUnix(['nope.sock'], host, '/home/user/project')).toThrow(/no such socket/);
     expect(() => resolveAllowUnix([''], host, '/home/user/project')).toThrow(CordonError);
+  });
+});
+
+describe('doctor', () => {
+  it('says whether the supervisor can run, and what is lost when not', () => {
+    const actions = 'kill_process errno user_notif allow';
+    expect(unixSocketCheck(host, actions).ok).toBe(true);
+    const missing = unixSocketCheck(noNotify, actions);
+    expect(missing.ok).toBe(false);
+    expect(missing.detail).toMatch(/--net needs --best-effort/);
+    expect(unixSocketCheck(host, 'kill_process errno allow').detail).toMatch(/no user_notif/);
   });
 });

@@ -126,3 +126,23 @@ export function describeBwrapUnix(plan: {
     return 'NOT enforced: host sockets reachable (--best-effort)';
   return plan.seccompProgram ? 'no supervisor: every connect() refused' : 'no supervisor';
 }
+
+/** doctor's line: can the unix-socket supervisor run (bubblewrap: own sockets work, host refused)? */
+export function unixSocketCheck(
+  host: HostInfo,
+  seccompActions: string | undefined,
+): { name: string; ok: boolean; detail: string; fix?: string } {
+  const notify = (seccompActions ?? '').split(/\s+/).includes('user_notif');
+  if (supervisorAvailable(host) && notify)
+    return {
+      name: 'unix sockets',
+      ok: true,
+      detail: 'supervisor available: own unix sockets work, host daemons refused, also with --net',
+    };
+  return {
+    name: 'unix sockets',
+    ok: false,
+    detail: `no supervisor (${notify ? supervisorMissing(host) : 'seccomp has no user_notif action'}): network off refuses every unix connect(), --net needs --best-effort`,
+    fix: 'use a Linux 5.9+ kernel on x64/arm64 and the npm package of cordon',
+  };
+}
