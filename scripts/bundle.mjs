@@ -55,6 +55,13 @@ export async function bundleNpm() {
       outdir: 'dist',
     });
   }
+  // The unix-socket supervisor (src/backends/bwrap/unix-entry.ts), started as
+  // `node dist/unix-supervisor.js …` in place of bwrap; it is also its own worker thread.
+  await build({
+    ...esm(),
+    entryPoints: { 'unix-supervisor': 'src/backends/bwrap/unix-entry.ts' },
+    outdir: 'dist',
+  });
   await build({ ...esm(), entryPoints: { index: 'src/index.ts' }, outdir: 'dist' });
 }
 

@@ -14,6 +14,7 @@ import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
+import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -117,6 +118,8 @@ export function preparePlan(
       cwd,
       cache ? cacheRules(cache) : [],
     );
+    if (options.allowUnix?.length)
+      policy = { ...policy, allowUnix: resolveAllowUnix(options.allowUnix, host, cwd) };
     checkCwdUsable(policy);
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],

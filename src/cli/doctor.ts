@@ -6,6 +6,7 @@ import { probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
 import { checkLandlockFit } from '../plan/linux/landlock.ts';
+import { unixSocketCheck } from '../plan/linux/unix-sockets.ts';
 import { NO_POLICY_FLAGS, resolvePolicy } from '../policy/resolve.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import { DEFAULT_PROFILE, loadProfile } from '../profile/load.ts';
@@ -96,6 +97,7 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
       ok: readSysctl('/proc/sys/kernel/seccomp/actions_avail') !== undefined,
       detail: `actions: ${readSysctl('/proc/sys/kernel/seccomp/actions_avail') ?? 'unknown'}`,
     });
+    checks.push(unixSocketCheck(host, readSysctl('/proc/sys/kernel/seccomp/actions_avail')));
   }
   if (host.platform === 'darwin') {
     const sb = probeSeatbelt(host);

@@ -8,6 +8,7 @@ import { isCordonError } from '../errors.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
 import { describeLandlockFallback } from '../plan/linux/fallback.ts';
+import { describeBwrapUnix } from '../plan/linux/unix-sockets.ts';
 import type { Platform } from '../policy/types.ts';
 import { describeSource } from '../policy/types.ts';
 import { type PrepareSeams, preparePlan } from '../prepare.ts';
@@ -116,6 +117,7 @@ export function runExplain(
   }
   lines.push('plan:', `  executable: ${plan.executable}`, '  args:');
   for (const a of plan.args) lines.push(`    ${JSON.stringify(a)}`);
+  if (plan.backend === 'bwrap') lines.push(`  unix sockets: ${describeBwrapUnix(plan)}`);
   if (plan.backend === 'seatbelt')
     lines.push('  profile:', ...plan.profile.split('\n').map((l) => `    ${l}`));
   if (plan.backend === 'landlock') {

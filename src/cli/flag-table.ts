@@ -95,6 +95,12 @@ export const FLAG_TABLE = {
     scope: 'run',
     negatable: 'deny network access (the default profiles already do)',
   },
+  allowUnix: {
+    spelling: '--allow-unix <socket>',
+    help: "let the command connect to the host's unix socket at PATH (repeatable; host sockets are unreachable otherwise)",
+    kind: 'list',
+    scope: 'run',
+  },
   env: {
     spelling: '--env <name[=value]>',
     help: 'keep NAME even if it looks like a credential, or set NAME=VALUE (repeatable)',
@@ -150,6 +156,7 @@ export const OPTION_SOURCES: { readonly [K in keyof Required<RunOptions>]: reado
   write: ['write'],
   deny: ['deny'],
   network: ['net'],
+  allowUnix: ['allowUnix'],
   env: null,
   keepEnv: ['env'],
   setEnv: ['env', 'envFile'],

@@ -75,6 +75,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     write: flags.write ?? [],
     deny: flags.deny ?? [],
     network: flags.net,
+    allowUnix: flags.allowUnix ?? [],
     keepEnv: env.keep,
     setEnv: { ...fromFiles, ...env.set },
     clearEnv: flags.clearEnv ?? false,

@@ -13,8 +13,9 @@ import {
   readSync,
   realpathSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, release, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { unixHelperAvailable } from '../backends/bwrap/supervised.ts';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { pathKind } from './path-kind.ts';
@@ -252,6 +253,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         ? probeBwrap(env, options.detailed ? 'detailed' : 'fast')
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
+    seccompNotify: platform === 'linux' && kernelAtLeast(release(), 5, 9) && unixHelperAvailable(),
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     statusReporter: platform === 'linux' && isRootOwnedFile('/usr/bin/perl') ? '/usr/bin/perl' : undefined,
     realpath: realpathLenient,
@@ -272,4 +274,12 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
       }
     },
   };
+}
+
+/** Whether a Linux release string (6.1.0-18-amd64) is at least major.minor. */
+export function kernelAtLeast(version: string, major: number, minor: number): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a > major || (a === major && b >= minor);
 }

@@ -118,6 +118,7 @@ export function syntheticHost(platform: Platform, overrides: SyntheticOverrides 
     statusReporter: platform === 'linux' ? overrides.statusReporter : undefined,
     windowsJob:
       platform === 'win32' ? (overrides.windowsJob ?? { inJob: false, breakawayAllowed: false }) : undefined,
+    seccompNotify: platform === 'linux',
     realpath,
     kind,
     readText: (path) => overrides.texts?.[path],

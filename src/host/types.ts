@@ -58,6 +58,12 @@ export interface HostInfo {
   readonly bwrap?: BwrapInfo | undefined;
   readonly landlock?: LandlockInfo | undefined;
   /**
+   * Seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD, pidfd_getfd and openat2
+   * (Linux 5.9+), and this build ships the supervisor helper (not a single executable): the
+   * unix-socket supervisor of the bubblewrap backend can run.
+   */
+  readonly seccompNotify?: boolean | undefined;
+  /**
    * util-linux setpriv, used as `setpriv --pdeathsig KILL -- CMD` so an unconfined (none)
    * command dies with cordon even if cordon is SIGKILLed (Node cannot run code between fork
    * and exec). Undefined where it is missing.

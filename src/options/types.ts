@@ -35,6 +35,8 @@ export interface RunOptions {
   readonly deny?: readonly string[] | undefined;
   /** Overrides the profile's network switch. */
   readonly network?: boolean | undefined;
+  /** Unix sockets on the host the command may connect to (bubblewrap backend; --allow-unix). */
+  readonly allowUnix?: readonly string[] | undefined;
   /** Base environment (default: process.env). Credential-like names are dropped from it. */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Names to keep even if they look like credentials. */

@@ -44,6 +44,7 @@ const CHECKS: { readonly [K in keyof Required<RunOptions>]: Check } = {
   read: paths,
   write: paths,
   deny: paths,
+  allowUnix: paths,
   network: boolean,
   env: (v) =>
     isObject(v) && Object.values(v).every((x) => x === undefined || typeof x === 'string')

@@ -3,6 +3,7 @@
 // fields carry what must happen around the spawn (placeholders to create and remove,
 // a Landlock ruleset to apply in the child).
 import type { SeccompOptions } from './linux/seccomp-bpf.ts';
+import type { UnixSupervisorPlan } from './linux/unix-sockets.ts';
 import type { WindowsSpec } from './windows/spec.ts';
 
 export type BackendName = 'none' | 'bwrap' | 'landlock' | 'seatbelt' | 'windows';
@@ -62,6 +63,8 @@ export interface BwrapPlan extends PlanBase {
    * on the descriptor right after the data descriptors. Set when the network is off.
    */
   readonly seccompProgram?: string | undefined;
+  /** The unix-socket supervisor runs in place of bwrap (plan/linux/unix-sockets.ts). */
+  readonly unixSupervisor?: UnixSupervisorPlan | undefined;
 }
 
 export interface LandlockRule {

@@ -31,18 +31,17 @@ export interface SandboxPolicy {
    * Seatbelt needs it: macOS has one loopback, the host's. Absent means off.
    */
   readonly localBinding?: boolean | undefined;
-  /**
-   * Unix-domain sockets outside the writable roots that the command may connect to, each as
-   * written (absolute) and canonical (the `--allow-unix PATH` flag of the unix-socket hardening
-   * issue). Absent means none.
-   */
-  readonly allowUnix?: readonly string[] | undefined;
   /** The backend gives the command a fresh, empty, writable temp dir and points TMPDIR at it. */
   readonly privateTmp: boolean;
   /** Canonical policy cwd; also where the command runs. */
   readonly cwd: string;
   /** Name of the profile the policy was built from (for display). */
   readonly profile: string;
+  /**
+   * Canonical host paths of unix sockets the command may connect to (--allow-unix; every
+   * backend that mediates unix sockets honours them). Absent means none.
+   */
+  readonly allowUnix?: readonly string[] | undefined;
 }
 
 export function describeSource(source: RuleSource): string {

@@ -56,6 +56,7 @@ function render(p: ReturnType<typeof plan>): string {
     `notEnforced: ${JSON.stringify(p.notEnforced)}`,
     `statusFd: ${p.statusFd ?? 'none'}`,
     `seccompProgram: ${p.seccompProgram === undefined ? 'none' : `${Buffer.from(p.seccompProgram, 'base64').length / 8} instructions (see test/unit/seccomp-bpf.test.ts)`}`,
+    `unixSupervisor: ${JSON.stringify(p.unixSupervisor ?? null)}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -74,14 +74,23 @@ describe.runIf(isRoot && isLinux).each(users)('loopback with the network off as 
     expect([r.code, r.stdout]).toEqual([0, 'listening true\n']);
   });
 
-  // The network-off unix-socket rule refuses every connect() (seccomp cannot see the address
-  // family behind the descriptor), so a loopback client is refused until the unix-socket
-  // layer replaces that rule. Pinned so the change is noticed.
+  // With the unix-socket supervisor performing connect() (the baseline no longer refuses it), a
+  // loopback client reaches the command's own server, as bare; the host's loopback stays out
+  // of reach (the sandbox's network namespace has its own).
   it.runIf(canBwrap)(
-    'bwrap: a loopback client is still refused (connect() rule, until the unix-socket layer)',
+    'bwrap: a loopback client reaches its own server; the host port stays unreachable',
     async () => {
       const r = await cordon(['--backend', 'bwrap', '--', NODE, '-e', HTTP_ROUND_TRIP]);
-      expect(r.stdout).toBe('client EACCES\n');
+      expect([r.code, r.stdout]).toEqual([0, 'pong /ping\n']);
+      const host = await cordon([
+        '--backend',
+        'bwrap',
+        '--',
+        NODE,
+        '-e',
+        `require('node:net').connect(${hostPort}, '127.0.0.1').on('data', (d) => console.log('got ' + d)).on('error', (e) => console.log('host ' + e.code));`,
+      ]);
+      expect(host.stdout).toBe('host ECONNREFUSED\n');
     },
   );
 

@@ -9,6 +9,7 @@ import { openBwrapDataFds } from './data-fds.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
 import { signalInsideNamespace } from './signal.ts';
 import { applyStatusReport, openStatusChannel } from './status.ts';
+import { prepareBwrapLaunch } from './supervised.ts';
 
 // bwrap prints this and exits 1 when it cannot exec the command (no status reporter).
 const BWRAP_EXEC_FAILURE =
@@ -20,12 +21,14 @@ const REPORTER_EXEC_FAILURE =
 export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<LaunchResult> {
   const created = missingPlaceholders(plan);
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
+  // With the unix-socket supervisor, it is started in bwrap's place and bwrap is its child.
+  const supervised = prepareBwrapLaunch(plan);
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
     outcome = await spawnPlan({
-      executable: plan.executable,
-      args: plan.args,
-      env: plan.env,
+      executable: supervised?.executable ?? plan.executable,
+      args: supervised?.args ?? plan.args,
+      env: supervised?.env ?? plan.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
       extraFds: [...openBwrapDataFds(plan), ...(status ? [status.writeFd] : [])],
@@ -38,10 +41,13 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       onStart: ctx.onStart,
       onProgress: ctx.onProgress,
       onOutput: ctx.onOutput,
-      signalGracefully: plan.ownsPidNamespace ? signalInsideNamespace : undefined,
+      signalGracefully: plan.ownsPidNamespace
+        ? (pid, sig) => signalInsideNamespace(pid, sig, supervised ? 1 : 0)
+        : undefined,
     });
   } finally {
     removePlaceholders(created);
+    await supervised?.cleanup();
   }
   const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
   const { exitCode } = reported.outcome;

@@ -14,10 +14,15 @@ function signalPid(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Sends `signal` to every process inside the namespace; false when none was found. */
-export function signalInsideNamespace(bwrapPid: number, signal: NodeJS.Signals): boolean {
+/**
+ * Sends `signal` to every process inside the namespace; false when none was found. `wrappers`:
+ * how many processes stand between `pid` and bwrap (1 with the unix-socket supervisor).
+ */
+export function signalInsideNamespace(pid: number, signal: NodeJS.Signals, wrappers = 0): boolean {
+  let bwraps = [pid];
+  for (let i = 0; i < wrappers; i++) bwraps = bwraps.flatMap((p) => listLiveChildren(p));
   let sent = false;
-  for (const init of listLiveChildren(bwrapPid))
+  for (const init of bwraps.flatMap((p) => listLiveChildren(p)))
     for (const pid of listDescendants(init)) sent = signalPid(pid, signal) || sent;
   return sent;
 }

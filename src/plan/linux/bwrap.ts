@@ -33,6 +33,7 @@ import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
 import { buildSeccompProgram, isSeccompArch, type SeccompArch, type SeccompOptions } from './seccomp-bpf.ts';
 import { statusReporterArgs } from './status-reporter.ts';
+import { planBwrapUnix } from './unix-sockets.ts';
 
 /** Data descriptors for masks start after stdin, stdout and stderr. */
 const FIRST_DATA_FD = 3;
@@ -162,6 +163,10 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
       args.push('--perms', '0000', '--ro-bind-data', String(FIRST_DATA_FD + dataFds++), rule.path);
     }
   }
+  // Unix sockets (plan/linux/unix-sockets.ts): an --allow-unix socket a fresh /run hid.
+  const unix = planBwrapUnix(policy, host, shadowed, input.bestEffort ?? false);
+  args.push(...unix.mounts);
+  notEnforced.push(...unix.notEnforced);
   // Masks become read-only after their reopened children are mounted (deepest first).
   for (const dir of [...masked].reverse()) args.push('--remount-ro', dir);
 
@@ -178,7 +183,9 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
   // just before exec.
   let seccompProgram: string | undefined;
   if (isSeccompArch(host.arch)) {
-    seccompProgram = buildSeccompProgram(bwrapSeccompOptions(host.arch, policy.network)).toString('base64');
+    seccompProgram = buildSeccompProgram(
+      bwrapSeccompOptions(host.arch, policy.network, unix.refuseConnect),
+    ).toString('base64');
     args.push('--seccomp', String(FIRST_DATA_FD + dataFds));
   } else if (input.bestEffort) {
     notEnforced.push({
@@ -216,16 +223,26 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
     placeholders,
     dataFds,
     seccompProgram,
+    ...(unix.supervisor ? { unixSupervisor: unix.supervisor } : {}),
   };
 }
 
 /** The bwrap backend's filter: it owns a mount and a network namespace. */
-export function bwrapSeccompOptions(arch: SeccompArch, network: 'on' | 'off'): SeccompOptions {
+/**
+ * `refuseConnect`: every AF_UNIX connect() is refused with the network off — only where the
+ * unix-socket supervisor cannot run (plan/linux/unix-sockets.ts); with the supervisor, connect()
+ * goes to it (a refusal here would outrank its notification).
+ */
+export function bwrapSeccompOptions(
+  arch: SeccompArch,
+  network: 'on' | 'off',
+  refuseConnect = true,
+): SeccompOptions {
   return {
     arch,
     ip: 'allow',
     ownsMountNamespace: true,
-    unixNetworkOff: network === 'off' ? { refuseConnect: true } : undefined,
+    unixNetworkOff: network === 'off' ? { refuseConnect } : undefined,
   };
 }
 

@@ -22,6 +22,7 @@ import type { LandlockPlan, LandlockRule, NotEnforced } from '../types.ts';
 import { splitAroundDev } from './landlock-dev.ts';
 import { handledFsFor, NET, rightsFor, SCOPE } from './landlock-rights.ts';
 import { isSeccompArch } from './seccomp-bpf.ts';
+import { landlockUnixGaps } from './unix-sockets.ts';
 
 export { FS, handledFsFor, NET, rightsFor, SCOPE } from './landlock-rights.ts';
 
@@ -146,6 +147,7 @@ export function analyzeLandlock(policy: SandboxPolicy, host: HostInfo): Landlock
       access: 'none',
       reason: `no seccomp filter for architecture ${host.arch} (x64 and arm64 only): keyrings, SysV IPC, io_uring, other socket families${policy.network === 'off' ? ', UDP' : ''} would stay open`,
     });
+  if (abi > 0) inexact.push(...landlockUnixGaps(policy, abi));
   return { abi, rules, inexact, skipped };
 }
 

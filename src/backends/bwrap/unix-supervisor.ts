@@ -1,0 +1,301 @@
+// The unix-socket supervisor's decisions: it answers the seccomp notifications of
+// plan/linux/unix-filter.ts on a dedicated thread that the filter does not cover. It reads the
+// command's sockaddr ONCE (from /proc/TID/mem, then checks the notification is still valid so
+// the pid was not reused), and from then on acts only on that copy — never
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE, which would let the kernel re-read memory (or a re-pointed
+// descriptor) after the check. What it does per call:
+//   connect, AF_UNIX pathname: resolve the path in the command's own view (openat2 beneath
+//     /proc/TID/root with RESOLVE_IN_ROOT, so absolute symlinks stay inside the sandbox), to an
+//     O_PATH descriptor of the socket file; connect a NEW socket of the same type to exactly that
+//     inode (/proc/self/fd/N); keep it only when the listener is the command's own — the process
+//     that called listen() (SO_PEERCRED) is in the command's pid namespace, which bwrap
+//     created — or the inode is one the user allowed (--allow-unix); then install it over the
+//     command's descriptor (SECCOMP_IOCTL_NOTIF_ADDFD, SETFD) and return 0. Anything else: EACCES.
+//   connect, AF_UNIX abstract: network off → connect the command's own socket (pidfd_getfd) in
+//     its private namespace; network on → as a pathname connect, by the listener's pid namespace.
+//   connect, any other family: connect the command's own socket (its family cannot change, and
+//     it was obtained before the address was read); a blocking socket connects non-blocking and
+//     the reply waits until the connection completes.
+//   bind (network on only): AF_UNIX abstract → EACCES (the host's namespace: a command could pose
+//     as X11 or D-Bus); AF_UNIX pathname → bound by the supervisor on the command's socket, the
+//     parent directory resolved beneath /proc/TID/root; others → bound on the command's socket.
+// The supervisor thread holds no capabilities, so every file-system step gets the same DAC
+// checks the command (uid 0 without capabilities, or the user) gets.
+import { closeSync, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import * as n from '../../native/seccomp-notify.ts';
+import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
+import { bindOnBehalf } from './unix-bind.ts';
+import { closeOnExec, listenerInCallersPidNs, threadGroupOf, unixAddress } from './unix-procfs.ts';
+
+const AF_UNIX = 1;
+const EACCES = 13;
+const EBADF = 9;
+const EFAULT = 14;
+const EINVAL = 22;
+const ENOTSOCK = 88;
+const ECONNREFUSED = 111;
+const EINPROGRESS = 115;
+const EAGAIN = 11;
+const ENOSYS = 38;
+const SUN_PATH_OFFSET = 2;
+
+export interface SupervisorSpec {
+  readonly network: 'on' | 'off';
+  /** Host (dev:ino) keys of sockets the user allowed with --allow-unix. */
+  readonly allowed: readonly string[];
+}
+
+interface Pending {
+  readonly id: bigint;
+  readonly fd: number;
+}
+
+interface Retry {
+  readonly id: bigint;
+  /** The errno to reply (0: success), or undefined: try again later. */
+  readonly attempt: () => number | undefined;
+  readonly cleanup: () => void;
+}
+
+export class UnixSupervisor {
+  private readonly nr = UNIX_FILTER_NR[process.arch as 'x64' | 'arm64'];
+  private readonly allowed: Set<string>;
+  private readonly hostPidNs = readlinkSync('/proc/self/ns/pid');
+  private readonly pending: Pending[] = [];
+  private readonly retries: Retry[] = [];
+  private readonly size = n.notifSizes().notif;
+  private readonly listener: number;
+  private readonly spec: SupervisorSpec;
+
+  constructor(listener: number, spec: SupervisorSpec) {
+    this.listener = listener;
+    this.spec = spec;
+    this.allowed = new Set(spec.allowed);
+  }
+
+  /** Serves notifications until `wake` becomes readable or the listener reports an error. */
+  serve(wake: number): void {
+    for (;;) {
+      const fds = [
+        { fd: this.listener, events: n.POLLIN },
+        { fd: wake, events: n.POLLIN },
+        ...this.pending.map((p) => ({ fd: p.fd, events: n.POLLOUT })),
+      ];
+      // A blocking connect to a full backlog waits in the kernel; here it is retried every 2 ms.
+      const revents = n.pollFds(fds, this.retries.length > 0 ? 2 : -1);
+      if (revents[0]! & (n.POLLERR | n.POLLNVAL) || revents[1] !== 0) return;
+      this.retryConnects();
+      for (let i = this.pending.length - 1; i >= 0; i--) {
+        if (revents[i + 2] === 0) continue;
+        const p = this.pending.splice(i, 1)[0]!;
+        const err = n.socketOption(p.fd, n.SO_ERROR)?.readInt32LE(0) ?? EINVAL;
+        n.respond(this.listener, p.id, 0, err);
+        n.closeFd(p.fd);
+      }
+      if (revents[0]! & n.POLLIN) {
+        const note = n.receive(this.listener, this.size);
+        if (note) this.handle(note);
+      }
+    }
+  }
+
+  private retryConnects(): void {
+    for (let i = this.retries.length - 1; i >= 0; i--) {
+      const r = this.retries[i]!;
+      const result = n.stillValid(this.listener, r.id) ? r.attempt() : EACCES;
+      if (result === undefined) continue;
+      this.retries.splice(i, 1);
+      r.cleanup();
+      n.respond(this.listener, r.id, 0, result);
+    }
+  }
+
+  /** Runs `attempt` now, and again later while it says "not yet" (undefined); -1 = deferred. */
+  private attemptOrDefer(id: bigint, attempt: () => number | undefined, cleanup: () => void): number {
+    const result = attempt();
+    if (result !== undefined) {
+      cleanup();
+      return result;
+    }
+    this.retries.push({ id, attempt, cleanup });
+    return -1;
+  }
+
+  private handle(note: n.Notification): void {
+    let error: number;
+    try {
+      error =
+        note.nr === this.nr.connect
+          ? this.connect(note)
+          : note.nr === this.nr.bind
+            ? this.bind(note)
+            : ENOSYS;
+    } catch {
+      error = EACCES; // fail closed
+    }
+    if (error >= 0) n.respond(this.listener, note.id, 0, error);
+  }
+
+  /** The sockaddr the call names, read once; undefined when the notification went stale. */
+  private readAddress(note: n.Notification): Buffer | number {
+    const len = Number(note.args[2]! & 0xffffffffn);
+    if (len < SUN_PATH_OFFSET || len > 128) return EINVAL;
+    const buf = Buffer.alloc(len);
+    let fd: number;
+    try {
+      fd = openSync(`/proc/${note.pid}/mem`, 'r');
+    } catch {
+      return EACCES;
+    }
+    try {
+      if (readSync(fd, buf, 0, len, note.args[1]!) !== len) return EFAULT;
+    } catch {
+      return EFAULT;
+    } finally {
+      closeSync(fd);
+    }
+    return n.stillValid(this.listener, note.id) ? buf : -1;
+  }
+
+  /** A duplicate of the command's socket descriptor (the same open file description). */
+  private targetSocket(note: n.Notification): number {
+    const pidfd = n.pidfdOpenThread(note.pid, () => threadGroupOf(note.pid));
+    if (pidfd < 0) return -EACCES;
+    try {
+      if (!n.stillValid(this.listener, note.id)) return -EACCES;
+      const fd = n.pidfdGetfd(pidfd, Number(note.args[0]! & 0xffffffffn) | 0);
+      if (fd < 0) return -EBADF;
+      if (!n.socketOption(fd, n.SO_DOMAIN)) {
+        n.closeFd(fd);
+        return -ENOTSOCK;
+      }
+      return fd;
+    } finally {
+      n.closeFd(pidfd);
+    }
+  }
+
+  private connect(note: n.Notification): number {
+    const addr = this.readAddress(note);
+    if (typeof addr === 'number') return addr;
+    const sock = this.targetSocket(note);
+    if (sock < 0) return -sock;
+    let keep = false;
+    try {
+      const domain = n.socketOption(sock, n.SO_DOMAIN)!.readInt32LE(0);
+      const family = addr.readUInt16LE(0);
+      const abstract = addr.length > SUN_PATH_OFFSET && addr[SUN_PATH_OFFSET] === 0;
+      if (domain !== AF_UNIX || family !== AF_UNIX || (abstract && this.spec.network === 'off')) {
+        keep = true; // connectOwn owns the descriptor from here
+        return this.connectOwn(note, sock, addr, domain === AF_UNIX);
+      }
+      if (addr.length === SUN_PATH_OFFSET) return EINVAL;
+      return this.connectChecked(note, sock, addr, abstract);
+    } finally {
+      if (!keep) n.closeFd(sock);
+    }
+  }
+
+  /**
+   * Connects the command's own socket (closing `sock` when done); -1 when the reply is
+   * deferred: a blocking TCP connect in progress, or a blocking unix connect to a full backlog.
+   */
+  private connectOwn(note: n.Notification, sock: number, addr: Buffer, unix: boolean): number {
+    const flags = n.statusFlags(sock);
+    const blocking = (flags & n.O_NONBLOCK) === 0;
+    let inProgress = false;
+    const attempt = () => {
+      if (blocking) n.setStatusFlags(sock, flags | n.O_NONBLOCK);
+      const r = n.connectFd(sock, addr);
+      if (blocking) n.setStatusFlags(sock, flags);
+      if (blocking && unix && r === -EAGAIN) return undefined;
+      inProgress = blocking && r === -EINPROGRESS;
+      return -r;
+    };
+    const result = this.attemptOrDefer(note.id, attempt, () => {
+      if (!inProgress) n.closeFd(sock);
+    });
+    if (!inProgress) return result;
+    this.pending.push({ id: note.id, fd: sock });
+    return -1;
+  }
+
+  private connectChecked(note: n.Notification, sock: number, addr: Buffer, abstract: boolean): number {
+    const type = n.socketOption(sock, n.SO_TYPE)!.readInt32LE(0);
+    let target = addr;
+    let file = -1;
+    let key: string | undefined;
+    if (!abstract) {
+      const end = addr.indexOf(0, SUN_PATH_OFFSET);
+      const path = addr.toString('utf8', SUN_PATH_OFFSET, end < 0 ? addr.length : end);
+      file = this.resolve(note, path, 0);
+      if (file < 0) return -file;
+      const st = fstatSync(file, { bigint: true });
+      if (!st.isSocket()) {
+        n.closeFd(file);
+        return ECONNREFUSED;
+      }
+      key = `${st.dev}:${st.ino}`;
+      target = unixAddress(`/proc/self/fd/${file}`);
+    }
+    const own = n.statusFlags(sock);
+    const fresh = n.socketFd(AF_UNIX, type | n.O_NONBLOCK);
+    if (fresh < 0) {
+      n.closeFd(file);
+      return -fresh;
+    }
+    const attempt = () => {
+      const r = n.connectFd(fresh, target);
+      if (r === -EAGAIN && (own & n.O_NONBLOCK) === 0) return undefined; // blocking: wait for room
+      if (r < 0) return -r;
+      if (
+        !(key !== undefined && this.allowed.has(key)) &&
+        !listenerInCallersPidNs(fresh, note.pid, this.hostPidNs)
+      )
+        return EACCES;
+      n.setStatusFlags(fresh, (n.statusFlags(fresh) & ~n.O_NONBLOCK) | (own & n.O_NONBLOCK));
+      const fd = Number(note.args[0]! & 0xffffffffn) | 0;
+      const installed = n.installFd(this.listener, note.id, fresh, fd, closeOnExec(note.pid, fd));
+      return installed < 0 ? -installed : 0;
+    };
+    return this.attemptOrDefer(note.id, attempt, () => {
+      n.closeFd(fresh);
+      n.closeFd(file);
+    });
+  }
+
+  /**
+   * Resolves `path` as the caller sees it (its root, its cwd for a relative path) to a
+   * O_PATH descriptor (`extra`: more open flags, O_DIRECTORY for a parent directory).
+   */
+  private resolve(note: n.Notification, path: string, extra: number): number {
+    const pid = note.pid;
+    let absolute = path;
+    if (!path.startsWith('/')) {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (!cwd.startsWith('/') || cwd.endsWith(' (deleted)')) return -EACCES;
+      absolute = `${cwd}/${path}`;
+    }
+    const root = n.openat2(-100, `/proc/${pid}/root`, n.O_PATH | n.O_DIRECTORY, 0);
+    if (root < 0) return root;
+    try {
+      // The pid still names the caller (not a reused number), so `root` is the caller's root.
+      if (!n.stillValid(this.listener, note.id)) return -EACCES;
+      return n.openat2(root, absolute, n.O_PATH | extra, n.RESOLVE_IN_ROOT | n.RESOLVE_NO_MAGICLINKS);
+    } finally {
+      n.closeFd(root);
+    }
+  }
+
+  private bind(note: n.Notification): number {
+    const addr = this.readAddress(note);
+    if (typeof addr === 'number') return addr;
+    const sock = this.targetSocket(note);
+    if (sock < 0) return -sock;
+    try {
+      return bindOnBehalf(sock, addr, note.pid, (dir) => this.resolve(note, dir, n.O_DIRECTORY));
+    } finally {
+      n.closeFd(sock);
+    }
+  }
+}
