@@ -11,9 +11,11 @@ import {
   realpathSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { isSea } from 'node:sea';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
+import { type NodeRuntime, nodeRuntime } from './node-runtime.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
@@ -199,17 +201,28 @@ function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string
   return [...new Set(dirs)];
 }
 
+/** The running Node for {node}; a single executable has no Node of its own to expose. */
+function probeNodeRuntime(env: Readonly<Record<string, string | undefined>>, home: string): NodeRuntime | undefined {
+  if (isSea()) return undefined;
+  const executable = realpathLenient(process.execPath);
+  const first = findOnPath('node', env['PATH']);
+  const pathDir =
+    first && realpathLenient(first) === executable ? realpathLenient(dirname(first)) : undefined;
+  return nodeRuntime({ executable, home, pathDir });
+}
+
 export function probeHost(options: ProbeOptions = {}): HostInfo {
   const env = options.env ?? process.env;
   const platform = process.platform as Platform;
   if (platform === 'win32') return probeWindowsHost(env);
   const roots = platform === 'linux' ? LINUX_SYSTEM_ROOTS : platform === 'darwin' ? DARWIN_SYSTEM_ROOTS : [];
   const systemRoots = roots.filter((p) => pathKind(p) !== 'missing').map(realpathLenient);
+  const home = realpathLenient(homedir());
   return {
     platform,
     arch: process.arch,
     uid: typeof process.getuid === 'function' ? process.getuid() : -1,
-    home: realpathLenient(homedir()),
+    home,
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
     stateDirs: ensureStateDirs(platform, env),
@@ -221,6 +234,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         ? probeBwrap(env, options.detailed ? 'detailed' : 'fast')
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
+    node: probeNodeRuntime(env, home),
     seccomp: platform === 'linux',
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     realpath: realpathLenient,
