@@ -46,9 +46,7 @@ export function nodeRuntime(input: NodeRuntimeInput): NodeRuntime {
     notes.push(`Node's prefix ${prefix} is or contains the home directory, so only ${binDir} is read`);
   } else {
     roots.push(executable);
-    notes.push(
-      `Node's directory ${binDir} is or contains the home directory, so only ${executable} is read`,
-    );
+    notes.push(`Node's directory ${binDir} is or contains the home directory, so only ${executable} is read`);
   }
   const pathDir = input.pathDir;
   if (pathDir && !roots.some((r) => pathDir === r || pathDir.startsWith(`${r}/`))) {

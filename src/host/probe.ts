@@ -202,7 +202,10 @@ function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string
 }
 
 /** The running Node for {node}; a single executable has no Node of its own to expose. */
-function probeNodeRuntime(env: Readonly<Record<string, string | undefined>>, home: string): NodeRuntime | undefined {
+function probeNodeRuntime(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+): NodeRuntime | undefined {
   if (isSea()) return undefined;
   const executable = realpathLenient(process.execPath);
   const first = findOnPath('node', env['PATH']);

@@ -82,7 +82,11 @@ export function resolvePolicy(
       if (rule.access !== 'read')
         throw new CordonError('bad-path', `${where}: {node} can only be read — use access: read`);
       for (const path of expandPathToken(rule.path, host, cwd, where))
-        nodeRules.push({ path, access: 'read', source: { kind: 'profile', profile: rule.profile, index: rule.index } });
+        nodeRules.push({
+          path,
+          access: 'read',
+          source: { kind: 'profile', profile: rule.profile, index: rule.index },
+        });
       continue;
     }
     for (const logical of expandPathToken(rule.path, host, cwd, where)) {

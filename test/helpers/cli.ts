@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, it } from 'vitest';
 
 export const ROOT = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 export const CORDON = join(ROOT, 'bin/cordon');
@@ -84,7 +85,17 @@ export const NOBODY_CANNOT_RUN_NODE: string | undefined = (() => {
   if (!isLinux || !isRoot) return undefined;
   const probe = spawnSync(
     'setpriv',
-    ['--reuid=65534', '--regid=65534', '--clear-groups', '--', '/bin/sh', '-c', 'test -x "$1"', 'sh', process.execPath],
+    [
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      '--',
+      '/bin/sh',
+      '-c',
+      'test -x "$1"',
+      'sh',
+      process.execPath,
+    ],
     { stdio: 'ignore' },
   );
   return probe.status === 0
@@ -97,3 +108,9 @@ export const BATTERY_USERS: [string, number | undefined][] = [
   ['root', undefined],
   ...(NOBODY_CANNOT_RUN_NODE ? [] : ([['uid 65534', 65534]] as [string, number][])),
 ];
+
+/** When uid 65534 cannot run this Node, one skipped test named with the reason stands for its lane. */
+export function skippedNobodyLane(title: string, applies: boolean): void {
+  const reason = NOBODY_CANNOT_RUN_NODE;
+  if (reason && applies) describe(title, () => it.skip(reason, () => {}));
+}

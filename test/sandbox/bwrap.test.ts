@@ -12,8 +12,8 @@ import {
   CORDON,
   isLinux,
   isRoot,
-  NOBODY_CANNOT_RUN_NODE,
   runCli,
+  skippedNobodyLane,
 } from '../helpers/cli.ts';
 import { chownTo, type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
 
@@ -27,9 +27,7 @@ const NODE = process.execPath;
 
 const users = BATTERY_USERS;
 
-describe.runIf(canBwrap && NOBODY_CANNOT_RUN_NODE !== undefined)('bwrap escape battery as uid 65534', () => {
-  it.skip(NOBODY_CANNOT_RUN_NODE ?? '', () => {});
-});
+skippedNobodyLane('bwrap escape battery as uid 65534', canBwrap);
 
 describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_label, uid) => {
   let fx: Fixture;

@@ -16,8 +16,8 @@ import {
   CORDON,
   isLinux,
   isRoot,
-  NOBODY_CANNOT_RUN_NODE,
   runCli,
+  skippedNobodyLane,
 } from '../helpers/cli.ts';
 import { type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
 
@@ -33,9 +33,7 @@ const NODE = process.execPath;
 
 const users = BATTERY_USERS;
 
-describe.runIf(abi > 0 && NOBODY_CANNOT_RUN_NODE !== undefined)('Landlock escape battery as uid 65534', () => {
-  it.skip(NOBODY_CANNOT_RUN_NODE ?? '', () => {});
-});
+skippedNobodyLane('Landlock escape battery as uid 65534', abi > 0);
 
 describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (_label, uid) => {
   let fx: Fixture;

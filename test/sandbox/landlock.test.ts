@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeLandlockAbi } from '../../src/native/landlock.ts';
 import { run } from '../../src/run.ts';
-import { BATTERY_USERS, isLinux, isRoot, makeTempDir, NOBODY_CANNOT_RUN_NODE, runCli } from '../helpers/cli.ts';
+import { BATTERY_USERS, isLinux, isRoot, makeTempDir, runCli, skippedNobodyLane } from '../helpers/cli.ts';
 
 const abi = isLinux ? safeAbi() : 0;
 function safeAbi(): number {
@@ -148,9 +148,7 @@ describe.runIf(isLinux && abi > 0)(`Landlock backend (kernel ABI ${abi})`, () =>
   const cordon = (args: string[], asUid?: number) =>
     runCli(['--backend', 'landlock', '--profile', profile, ...args], { cwd: work, ...as(asUid) });
 
-  describe.runIf(NOBODY_CANNOT_RUN_NODE !== undefined)('as uid 65534', () => {
-    it.skip(NOBODY_CANNOT_RUN_NODE ?? '', () => {});
-  });
+  skippedNobodyLane('as uid 65534', true);
 
   describe.each(users)('as %s', (_name, asUid) => {
     it('writes inside the writable dir, nowhere else; denied reads fail', async () => {
