@@ -142,7 +142,7 @@ describe('doctor on fake Linux hosts', () => {
     [
       { kernel: '5.10.0-30-amd64', landlock: { abi: 0, reason: 'ENOSYS' } },
       /kernel 5\.10\.0-30-amd64 predates Landlock/,
-      'upgrade to a kernel 5.13 or newer',
+      'upgrade to a kernel 5.13 or newer (6.7+ for network rules)',
     ],
     [
       {
