@@ -2,8 +2,9 @@
 // "engines", and on a real old Node (this machine's /usr/bin/node, v20, when present) both
 // the CLI and `npm test`'s first step stop with one line naming the version and how to get it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORDON, ROOT } from '../helpers/cli.ts';
@@ -78,7 +79,21 @@ describe('Node.js version check', () => {
   );
 
   it('a checkout without dist/ says how to build it instead of a module-not-found trace', () => {
-    const shim = readFileSync(CORDON, 'utf8');
-    expect(shim).toContain('is missing: run npm install (or npm run build) in');
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-nodist-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      for (const f of ['cordon', 'node-check.cjs', 'package.json'])
+        copyFileSync(join(ROOT, 'bin', f), join(dir, 'bin', f));
+      const r = spawnSync(process.execPath, [join(dir, 'bin/cordon'), '--version'], {
+        encoding: 'utf8',
+        env: { PATH: process.env['PATH'] },
+      });
+      expect(r.status).toBe(125);
+      expect(r.stderr).toBe(
+        `cordon: ${join(dir, 'dist/cli.cjs')} is missing: run npm install (or npm run build) in ${dir}\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
