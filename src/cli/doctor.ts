@@ -1,7 +1,8 @@
 // `cordon doctor`: for this machine, which backends can enforce which parts of a policy, the
 // probe behind each answer, and for each missing piece the command that fixes it.
-import { readFileSync } from 'node:fs';
 import { cgroupUnavailableReason } from '../backends/landlock/cgroup.ts';
+import { readLinuxFacts } from '../doctor/facts.ts';
+import { linuxDoctorChecks } from '../doctor/linux.ts';
 import { probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
@@ -12,14 +13,6 @@ import type { SandboxPolicy } from '../policy/types.ts';
 import { DEFAULT_PROFILE, loadProfile } from '../profile/load.ts';
 import { type DoctorJson, stamp } from '../result/json.ts';
 import { windowsDoctorChecks } from './doctor-windows.ts';
-
-function readSysctl(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
 
 export function runDoctor(json: boolean, write: (fd: number, text: string) => void): number {
   const host = probeHost({ bwrap: true, landlock: true, detailed: true });
@@ -40,49 +33,15 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
     ok: true,
     detail: `${host.platform} ${host.arch}, uid ${host.uid}, node ${process.version}`,
   });
-  if (host.platform === 'linux') {
-    const bw = host.bwrap;
-    checks.push(
-      bw
-        ? {
-            name: 'bwrap',
-            ok: bw.usable,
-            detail: `bubblewrap ${bw.version} at ${bw.path}: ${bw.usable ? 'trial sandbox with user, pid and net namespaces started' : bw.unusableReason}`,
-            ...(bw.usable
-              ? {}
-              : {
-                  fix: 'see README "Ubuntu 24.04": an AppArmor profile for bwrap, or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
-                }),
-          }
-        : {
-            name: 'bwrap',
-            ok: false,
-            detail: 'bubblewrap not found on PATH',
-            fix: 'sudo apt-get install bubblewrap (or dnf install bubblewrap)',
-          },
-    );
-    const apparmor = readSysctl('/proc/sys/kernel/apparmor_restrict_unprivileged_userns');
-    if (apparmor !== undefined)
-      checks.push({
-        name: 'apparmor userns restriction',
-        ok: apparmor === '0',
-        detail: `kernel.apparmor_restrict_unprivileged_userns = ${apparmor}`,
-      });
-    const maxUserns = readSysctl('/proc/sys/user/max_user_namespaces');
-    if (maxUserns !== undefined)
-      checks.push({
-        name: 'user namespaces',
-        ok: maxUserns !== '0',
-        detail: `user.max_user_namespaces = ${maxUserns}`,
-        ...(maxUserns === '0' ? { fix: 'sudo sysctl -w user.max_user_namespaces=10000' } : {}),
-      });
-    const ll = host.landlock;
+  if (host.node)
     checks.push({
-      name: 'landlock',
-      ok: (ll?.abi ?? 0) > 0,
-      detail: ll && ll.abi > 0 ? `Landlock ABI ${ll.abi}` : (ll?.reason ?? 'no Landlock'),
-      ...((ll?.abi ?? 0) > 0 ? {} : { fix: 'use a kernel >= 5.13 booted with lsm=...,landlock' }),
+      name: 'node',
+      ok: true,
+      detail: `${process.version} at ${host.node.executable}; {node} (read by the strict profile) is ${host.node.readRoots.join(', ')}${host.node.note ? `; ${host.node.note}` : ''}`,
     });
+  if (host.platform === 'linux') {
+    const facts = readLinuxFacts(host);
+    checks.push(...linuxDoctorChecks(facts));
     const noCgroup = cgroupUnavailableReason();
     checks.push({
       name: 'leftover processes',
@@ -92,12 +51,7 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
           ? 'Landlock runs get their own cgroup, killed with cgroup.kill after the run (bubblewrap: the pid namespace)'
           : `${noCgroup}: under Landlock, escaped background processes are swept by the CLI as a child subreaper; a double-forked process can outlive a library run() (bubblewrap: the pid namespace, unaffected)`,
     });
-    checks.push({
-      name: 'seccomp',
-      ok: readSysctl('/proc/sys/kernel/seccomp/actions_avail') !== undefined,
-      detail: `actions: ${readSysctl('/proc/sys/kernel/seccomp/actions_avail') ?? 'unknown'}`,
-    });
-    checks.push(unixSocketCheck(host, readSysctl('/proc/sys/kernel/seccomp/actions_avail')));
+    checks.push(unixSocketCheck(host, facts.seccompActions));
   }
   if (host.platform === 'darwin') {
     const sb = probeSeatbelt(host);
@@ -145,6 +99,12 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
   }
   lines.push('backends:');
   for (const v of verdicts) lines.push(`  ${v.usable ? 'ok  ' : '--  '} ${v.backend}: ${v.reason}`);
+  const usable = verdicts.find((v) => v.usable && v.backend !== 'none');
+  lines.push(
+    usable
+      ? `ready: cordon -- CMD will use ${usable.backend}${checks.some((c) => !c.ok) ? ' (run the fix lines above to enable the rest)' : ''}`
+      : 'not ready: no sandbox backend works here; run the fix lines above',
+  );
   write(1, `${lines.join('\n')}\n`);
   return 0;
 }

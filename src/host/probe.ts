@@ -15,9 +15,11 @@ import {
 } from 'node:fs';
 import { homedir, release, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { isSea } from 'node:sea';
 import { unixHelperAvailable } from '../backends/bwrap/supervised.ts';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
+import { type NodeRuntime, nodeRuntime } from './node-runtime.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
 import { probeDarwinUserDirs } from './seatbelt-probe.ts';
@@ -230,17 +232,31 @@ export function isRootOwnedFile(path: string): boolean {
   }
 }
 
+/** The running Node for {node}; a single executable has no Node of its own to expose. */
+function probeNodeRuntime(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+): NodeRuntime | undefined {
+  if (isSea()) return undefined;
+  const executable = realpathLenient(process.execPath);
+  const first = findOnPath('node', env['PATH']);
+  const pathDir =
+    first && realpathLenient(first) === executable ? realpathLenient(dirname(first)) : undefined;
+  return nodeRuntime({ executable, home, pathDir });
+}
+
 export function probeHost(options: ProbeOptions = {}): HostInfo {
   const env = options.env ?? process.env;
   const platform = process.platform as Platform;
   if (platform === 'win32') return probeWindowsHost(env);
   const roots = platform === 'linux' ? LINUX_SYSTEM_ROOTS : platform === 'darwin' ? DARWIN_SYSTEM_ROOTS : [];
   const systemRoots = roots.filter((p) => pathKind(p) !== 'missing').map(realpathLenient);
+  const home = realpathLenient(homedir());
   return {
     platform,
     arch: process.arch,
     uid: typeof process.getuid === 'function' ? process.getuid() : -1,
-    home: realpathLenient(homedir()),
+    home,
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
     stateDirs: ensureStateDirs(platform, env),
@@ -254,6 +270,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccompNotify: platform === 'linux' && kernelAtLeast(release(), 5, 9) && unixHelperAvailable(),
+    node: probeNodeRuntime(env, home),
     setpriv: platform === 'linux' && pathKind('/usr/bin/setpriv') === 'file' ? '/usr/bin/setpriv' : undefined,
     statusReporter: platform === 'linux' && isRootOwnedFile('/usr/bin/perl') ? '/usr/bin/perl' : undefined,
     realpath: realpathLenient,

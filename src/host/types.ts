@@ -1,6 +1,7 @@
 // HostInfo: the only way machine facts reach the pure core (policy resolution and plan
 // builders). probe.ts builds the real one; tests and `explain --platform` build synthetic ones.
 import type { Platform } from '../policy/types.ts';
+import type { NodeRuntime } from './node-runtime.ts';
 
 export type PathKind = 'dir' | 'file' | 'symlink' | 'other' | 'missing';
 
@@ -56,6 +57,8 @@ export interface HostInfo {
   readonly stateDirs?: readonly string[] | undefined;
   readonly systemLinks?: readonly { readonly path: string; readonly target: string }[] | undefined;
   readonly bwrap?: BwrapInfo | undefined;
+  /** The running Node's files behind the {node} token; undefined in a single executable. */
+  readonly node?: NodeRuntime | undefined;
   readonly landlock?: LandlockInfo | undefined;
   /**
    * Seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD, pidfd_getfd and openat2

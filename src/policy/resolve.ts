@@ -6,7 +6,7 @@ import { posix, win32 } from 'node:path';
 import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { MergedProfile } from '../profile/types.ts';
-import { canWrite, normalizeRules } from './access.ts';
+import { canWrite, findGoverningRule, normalizeRules } from './access.ts';
 import { checkBroadRoots, isLiteralProfilePath } from './broad-roots.ts';
 import { protectedRules } from './protected.ts';
 import type { Access, Network, PolicyRule, RuleSource, SandboxPolicy } from './types.ts';
@@ -36,9 +36,10 @@ export function normalizePath(raw: string, host: HostInfo, cwd: string): string 
   return norm.length > 1 && norm.endsWith('/') ? norm.slice(0, -1) : norm;
 }
 
-/** Expands ~, {cwd}, {tmp}, {system} and relative paths; returns logical absolute paths. */
+/** Expands ~, {cwd}, {tmp}, {system}, {node} and relative paths; returns absolute paths. */
 export function expandPathToken(raw: string, host: HostInfo, cwd: string, where: string): string[] {
   if (raw === '{system}') return [...host.systemRoots];
+  if (raw === '{node}') return [...(host.node?.readRoots ?? [])];
   let path = raw;
   if (path === '~' || path.startsWith('~/')) path = host.home + path.slice(1);
   else if (path.startsWith('{cwd}')) path = cwd + path.slice('{cwd}'.length);
@@ -46,7 +47,7 @@ export function expandPathToken(raw: string, host: HostInfo, cwd: string, where:
   else if (path.startsWith('~') || /\{[a-z-]*\}/.test(path)) {
     throw new CordonError(
       'bad-path',
-      `unknown path token in ${where}: '${raw}' — use ~, {cwd}, {tmp}, {system}, / or a plain path`,
+      `unknown path token in ${where}: '${raw}' — use ~, {cwd}, {tmp}, {system}, {node}, / or a plain path`,
     );
   }
   return [normalizePath(path, host, cwd)];
@@ -80,8 +81,20 @@ export function resolvePolicy(
     source: r.source,
     explicit: false,
   }));
+  const nodeRules: PolicyRule[] = [];
   for (const rule of profile.filesystem) {
     const where = `profile ${rule.profile} filesystem[${rule.index}].path`;
+    if (rule.path === '{node}') {
+      if (rule.access !== 'read')
+        throw new CordonError('bad-path', `${where}: {node} can only be read — use access: read`);
+      for (const path of expandPathToken(rule.path, host, cwd, where))
+        nodeRules.push({
+          path,
+          access: 'read',
+          source: { kind: 'profile', profile: rule.profile, index: rule.index },
+        });
+      continue;
+    }
     for (const logical of expandPathToken(rule.path, host, cwd, where)) {
       logicalRules.push({
         logical,
@@ -108,6 +121,9 @@ export function resolvePolicy(
     access: r.access,
     source: r.source,
   }));
+  // {node} only opens what no other rule governs: never a read-only hole in a writable root
+  // (nor a redundant rule under {system}), never through an explicit deny.
+  rules.push(...nodeRules.filter((r) => findGoverningRule(rules, r.path) === undefined));
   checkBroadRoots(logicalRules, (logical) => host.realpath(logical), host, normalizePath(cwd, host, cwd));
   checkSymlinkedCarveOuts(logicalRules, rules, host);
   const withProtected = [...rules, ...protectedRules(rules, host)];

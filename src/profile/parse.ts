@@ -91,7 +91,7 @@ function parseRule(file: string, profile: string, index: number, value: unknown)
     fail(
       file,
       `${keyPath}.path`,
-      'must be a non-empty string (an absolute or relative path, ~, {cwd}, {tmp}, {system} or /)',
+      'must be a non-empty string (an absolute or relative path, ~, {cwd}, {tmp}, {system}, {node} or /)',
     );
   }
   if (path.includes('\0')) fail(file, `${keyPath}.path`, 'must not contain a NUL byte');

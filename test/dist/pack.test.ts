@@ -23,7 +23,10 @@ describe.runIf(isLinux)('npm package (pack, install into an empty prefix, run)',
   beforeAll(async () => {
     if (!existsSync(join(ROOT, 'dist/cli.cjs'))) throw new Error('dist/ is missing: run npm run build first');
     work = mkdtempSync(join(tmpdir(), 'cordon-pack-'));
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT });
+    // --ignore-scripts: `prepare` would rebuild dist/ while other test files use it.
+    const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+      cwd: ROOT,
+    });
     const info = JSON.parse(packed.stdout)[0] as { filename: string; files: { path: string }[] };
     files = info.files.map((f) => f.path).sort();
     prefix = join(work, 'prefix');

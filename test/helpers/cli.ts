@@ -1,9 +1,10 @@
 // Runs the real built CLI (bin/cordon) as a child process, optionally as another user via
 // setpriv, and returns its exit status and output. Never a shell string.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, it } from 'vitest';
 
 export const ROOT = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 export const CORDON = join(ROOT, 'bin/cordon');
@@ -72,3 +73,44 @@ export function makeTempDir(prefix = 'cordon-test-', parent = tmpdir()): string 
 
 export const isLinux = process.platform === 'linux';
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/**
+ * Why uid 65534 cannot run the Node these tests run on (a Node under /root, mode 0700), or
+ * undefined when it can. setpriv keeps root's capabilities up to its own exec, so cordon
+ * itself would still start as 65534, but the Node it re-runs (the Landlock helper) and any
+ * `node` the sandboxed command starts would not: such lanes are skipped, with this reason as
+ * the skipped test's name.
+ */
+export const NOBODY_CANNOT_RUN_NODE: string | undefined = (() => {
+  if (!isLinux || !isRoot) return undefined;
+  const probe = spawnSync(
+    'setpriv',
+    [
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      '--',
+      '/bin/sh',
+      '-c',
+      'test -x "$1"',
+      'sh',
+      process.execPath,
+    ],
+    { stdio: 'ignore' },
+  );
+  return probe.status === 0
+    ? undefined
+    : `skipped: uid 65534 cannot execute ${process.execPath}; install Node where other users can read it (not under /root) to run this lane`;
+})();
+
+/** The users a battery runs as: root and uid 65534 when both can run this Node, else root. */
+export const BATTERY_USERS: [string, number | undefined][] = [
+  ['root', undefined],
+  ...(NOBODY_CANNOT_RUN_NODE ? [] : ([['uid 65534', 65534]] as [string, number][])),
+];
+
+/** When uid 65534 cannot run this Node, one skipped test named with the reason stands for its lane. */
+export function skippedNobodyLane(title: string, applies: boolean): void {
+  const reason = NOBODY_CANNOT_RUN_NODE;
+  if (reason && applies) describe(title, () => it.skip(reason, () => {}));
+}

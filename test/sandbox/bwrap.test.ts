@@ -6,7 +6,15 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, wri
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import {
+  BATTERY_USERS,
+  type CliResult,
+  CORDON,
+  isLinux,
+  isRoot,
+  runCli,
+  skippedNobodyLane,
+} from '../helpers/cli.ts';
 import { chownTo, type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
 
 function bwrapUsable(): boolean {
@@ -17,10 +25,9 @@ function bwrapUsable(): boolean {
 const canBwrap = bwrapUsable();
 const NODE = process.execPath;
 
-const users: [string, number | undefined][] = [
-  ['root', undefined],
-  ['uid 65534', 65534],
-];
+const users = BATTERY_USERS;
+
+skippedNobodyLane('bwrap escape battery as uid 65534', canBwrap);
 
 describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_label, uid) => {
   let fx: Fixture;

@@ -176,7 +176,7 @@ describe('resolvePolicy', () => {
         host.cwd,
       ),
     ).toThrow(
-      "unknown path token in profile test filesystem[0].path: '{home}/x' — use ~, {cwd}, {tmp}, {system}, / or a plain path",
+      "unknown path token in profile test filesystem[0].path: '{home}/x' — use ~, {cwd}, {tmp}, {system}, {node}, / or a plain path",
     );
   });
 });
