@@ -20,8 +20,11 @@ export type StreamName = 'stdout' | 'stderr';
 export interface LiveWrite {
   readonly stream: StreamName;
   readonly bytes: Buffer;
-  /** cordon's own line (notice, heartbeat, marker, metadata), not the command's bytes. */
-  readonly own: boolean;
+  /**
+   * 'output': the command's bytes; 'marker': the omission marker (with any prefix) on the
+   * stream it belongs to; 'line': cordon's own lines on stderr (notice, heartbeat, metadata).
+   */
+  readonly kind: 'output' | 'marker' | 'line';
 }
 
 export interface LivePrinterOptions {
@@ -35,6 +38,10 @@ export interface LivePrinterOptions {
 }
 
 export interface LiveSummary {
+  /** Raw bytes of the stream written as its head (and, when not truncated, everything). */
+  readonly headBytes: number;
+  /** Raw bytes written after the marker. */
+  readonly tailBytes: number;
   readonly omittedBytes: number;
   readonly truncated: boolean;
   readonly totalBytes: number;
@@ -50,6 +57,7 @@ class Lane {
   printedRaw = 0;
   printedRendered = 0;
   held: HeldTail | undefined;
+  tailBytes = 0;
   omittedBytes = 0;
   truncated = false;
 
@@ -187,12 +195,14 @@ export class LivePrinter {
     const writes: LiveWrite[] = [];
     const lane = this.#lanes.stderr;
     const text = lines.map((l) => `${l}\n`).join('');
-    this.#own(writes, lane, Buffer.from(this.#prefix(lane, true) + text), nowMs);
+    this.#own(writes, lane, Buffer.from(this.#prefix(lane, true) + text), 'line', nowMs);
     return writes;
   }
 
   summary(): Record<StreamName, LiveSummary> {
     const of = (l: Lane) => ({
+      headBytes: l.truncated ? l.printedRaw : l.totalBytes,
+      tailBytes: l.tailBytes,
       omittedBytes: l.omittedBytes,
       truncated: l.truncated,
       totalBytes: l.totalBytes,
@@ -259,36 +269,38 @@ export class LivePrinter {
     }
     const buf = held.bytes();
     const fit = fitSuffix(buf, held.evicted ? tailStart(buf) : 0, share - Buffer.byteLength(marker));
+    lane.tailBytes = fit.rawBytes;
     lane.omittedBytes = lane.totalBytes - lane.printedRaw - fit.rawBytes;
     const tailAt = buf.length - fit.rawBytes;
     this.#own(
       writes,
       lane,
       Buffer.from(this.#prefix(lane, false) + renderOmissionMarker(lane.omittedBytes)),
+      'marker',
       nowMs,
     );
     // A terminal lane's filter resumes in the stream's true state at the tail (across the cut).
     const filter = held.filterAt(buf.subarray(0, tailAt));
     const tail = toValidUtf8(buf.subarray(tailAt));
-    this.#write(writes, lane, filter ? filter.write(tail) : lane.out.write(tail), false, nowMs);
+    this.#write(writes, lane, filter ? filter.write(tail) : lane.out.write(tail), 'output', nowMs);
   }
 
   #output(writes: LiveWrite[], lane: Lane, valid: Buffer, nowMs: number): void {
     if (valid.length === 0) return;
-    this.#write(writes, lane, lane.out.write(valid), false, nowMs);
+    this.#write(writes, lane, lane.out.write(valid), 'output', nowMs);
   }
 
-  #own(writes: LiveWrite[], lane: Lane, bytes: Buffer, nowMs: number): void {
+  #own(writes: LiveWrite[], lane: Lane, bytes: Buffer, kind: 'marker' | 'line', nowMs: number): void {
     // A terminal's attributes are one device's; a log's open string only that file's.
     if (lane.terminal) {
       for (const l of [this.#lanes.stdout, this.#lanes.stderr]) if (l.terminal) l.out.noteReset();
     } else lane.out.noteReset();
-    this.#write(writes, lane, bytes, true, nowMs);
+    this.#write(writes, lane, bytes, kind, nowMs);
   }
 
-  #write(writes: LiveWrite[], lane: Lane, bytes: Buffer, own: boolean, nowMs: number): void {
+  #write(writes: LiveWrite[], lane: Lane, bytes: Buffer, kind: LiveWrite['kind'], nowMs: number): void {
     if (bytes.length === 0) return;
-    writes.push({ stream: lane.name, bytes, own });
+    writes.push({ stream: lane.name, bytes, kind });
     this.#lastByte[lane.terminal ? 'terminal' : 'log'] = bytes[bytes.length - 1]!;
     this.#lastWriteAtMs = nowMs;
   }
