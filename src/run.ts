@@ -326,6 +326,7 @@ export async function executePlan(
             subreaper: deps.subreaper,
             onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
             onProgress: options.onProgress,
+            onOutput: options.onOutput,
           });
   } finally {
     if (denialLog) denials = await denialLog.stop();

@@ -23,6 +23,7 @@ export interface RawFlags {
   clearEnv?: boolean;
   bestEffort?: boolean;
   changes?: boolean;
+  stream?: boolean;
   platform?: string;
 }
 
@@ -32,6 +33,8 @@ export interface CliRunOptions {
   readonly quiet: boolean;
   readonly verbose: boolean;
   readonly report: string | undefined;
+  /** Text mode streams the output live (default); false: --no-stream, the whole result at the end. */
+  readonly stream: boolean;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -90,5 +93,6 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     quiet: flags.quiet ?? false,
     verbose: flags.verbose ?? false,
     report: flags.report,
+    stream: flags.stream ?? true,
   };
 }

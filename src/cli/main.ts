@@ -3,11 +3,11 @@
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
 import { prepareSandboxCache } from '../cache/prepare.ts';
-import { renderChangeLines } from '../changes/report.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
 import { probeHost } from '../host/probe.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../options/defaults.ts';
 import type { Plan } from '../plan/types.ts';
 import type { RunResult } from '../result/types.ts';
 import { executePlan, preparePlan, type RunDeps } from '../run.ts';
@@ -15,7 +15,6 @@ import { VERSION } from '../version.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
 import { writeReport } from './report.ts';
-import { renderMetaLine } from './text.ts';
 
 function writeAll(fd: number, text: string): void {
   if (text.length === 0) return;
@@ -100,8 +99,17 @@ async function main(argv: readonly string[]): Promise<number> {
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of signals) process.on(s, onSignal);
 
+  // Text mode streams (live.ts) unless --no-stream; live.ts draws its own spinner.
+  const text = options.json ? undefined : await import('./live.ts');
+  const textOptions = {
+    budgetBytes: options.run.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    quiet: options.quiet,
+    verbose: options.verbose,
+    timeoutMs: options.run.timeoutMs,
+  };
+  const live = text && options.stream ? text.startLiveOutput(textOptions) : undefined;
   const spinner =
-    !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
+    !live && !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
       ? await import('./spinner.ts').then((m) => m.startSpinner())
       : undefined;
   if (options.report) {
@@ -137,6 +145,7 @@ async function main(argv: readonly string[]): Promise<number> {
           }
         },
         onProgress: spinner ? (bytes) => spinner.update(bytes) : undefined,
+        onOutput: live?.onOutput,
       },
       deps,
     );
@@ -151,24 +160,9 @@ async function main(argv: readonly string[]): Promise<number> {
     writeAll(1, `${JSON.stringify({ ...result, exitStatus: status })}\n`);
     return status;
   }
-  writeAll(1, result.stdout.text);
-  writeAll(2, result.stderr.text);
-  if (result.changes)
-    writeAll(
-      2,
-      renderChangeLines(result.changes, result.cwd)
-        .map((l) => `cordon: ${l}\n`)
-        .join(''),
-    );
-  if (!options.quiet) {
-    // chalk is loaded only when there is colour to add: a pipe or NO_COLOR gets the plain line.
-    const meta = renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs);
-    const color = process.stderr.isTTY && !process.env['NO_COLOR'];
-    writeAll(2, `${color ? (await import('./style.ts')).styleMeta(meta, true) : meta}\n`);
-    if (options.verbose) {
-      for (const a of result.annotations) writeAll(2, `cordon: [${a.kind}] ${a.message}\n`);
-    }
-  }
+  const shown = { ...result, exitStatus: status };
+  if (live) await live.finish(shown);
+  else await text?.printWholeText(shown, textOptions);
   return status;
 }
 

@@ -13,6 +13,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('-t, --timeout <duration>', 'kill the command after this long (500ms, 30s, 10m, 1h); exit 124')
     .option('--max-output <size>', 'combined stdout+stderr budget (64KiB default, 1MiB, 0 = unlimited)')
     .option('--json', 'print one JSON result object on stdout')
+    .option('--no-stream', 'text mode: print the bounded output when the command ends instead of as it runs')
     .option(
       '--report <file>',
       'write the JSON result to FILE (0600) when the command starts and when it ends',

@@ -35,6 +35,8 @@ export interface SpawnRequest {
   readonly subreaper: boolean;
   readonly onStart?: ((pid: number) => void) | undefined;
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
+  /** Every chunk of the command's output as it is read (live output; must not keep `chunk`'s memory for others to change). */
+  readonly onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
   /** Linux: give the command real pipes instead of Node's socketpairs (see createPipe). */
   readonly realPipes?: boolean | undefined;
   /** Bounded wait after exit for pipes held open by leftovers. */
@@ -110,12 +112,13 @@ export function spawnPlan(request: SpawnRequest): Promise<SpawnOutcome> {
     let timeoutTimer: NodeJS.Timeout | undefined;
     const pid = child.pid;
 
-    const onData = (collector: StreamCollector) => (chunk: Buffer) => {
+    const onData = (collector: StreamCollector, name: 'stdout' | 'stderr') => (chunk: Buffer) => {
       collector.push(chunk);
+      request.onOutput?.(name, chunk);
       request.onProgress?.(stdout.totalBytes + stderr.totalBytes);
     };
-    outStream.on('data', onData(stdout));
-    errStream.on('data', onData(stderr));
+    outStream.on('data', onData(stdout, 'stdout'));
+    errStream.on('data', onData(stderr, 'stderr'));
     const onPipeClosed = () => {
       openPipes--;
       if (openPipes === 0 && exited) finish();

@@ -199,6 +199,14 @@ export class LivePrinter {
     return writes;
   }
 
+  /** An omission marker already rendered into a whole result (--no-stream), as cordon's own line. */
+  mark(stream: StreamName, marker: string, nowMs: number): LiveWrite[] {
+    const writes: LiveWrite[] = [];
+    const lane = this.#lanes[stream];
+    this.#own(writes, lane, Buffer.from(this.#prefix(lane, false) + marker), 'marker', nowMs);
+    return writes;
+  }
+
   summary(): Record<StreamName, LiveSummary> {
     const of = (l: Lane) => ({
       headBytes: l.truncated ? l.printedRaw : l.totalBytes,

@@ -96,7 +96,7 @@ function drive(
 function streamText(
   writes: readonly LiveWrite[],
   stream: StreamName,
-): { head: Buffer; marker?: string; tail: Buffer } {
+): { head: Buffer; marker?: string | undefined; tail: Buffer } {
   const head: Buffer[] = [];
   const tail: Buffer[] = [];
   let marker: string | undefined;
