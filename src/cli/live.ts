@@ -111,8 +111,17 @@ export function startLiveOutput(options: TextOptions): LiveOutput {
       clearTimeout(heartbeat);
       screen.clearSpinner();
       const now = Date.now();
+      let summary = printer.summary();
+      if (
+        summary.stdout.totalBytes + summary.stderr.totalBytes === 0 &&
+        result.stdout.totalBytes + result.stderr.totalBytes > 0
+      ) {
+        // A launcher without the onOutput hook (Windows, for now): the whole result instead.
+        await screen.writer.drained();
+        return printWholeText(result, options);
+      }
       screen.send(printer.end(now));
-      const summary = printer.summary();
+      summary = printer.summary();
       const shown: RunResult = {
         ...result,
         stdout: {

@@ -41,8 +41,15 @@ export function startCordon(
   const wake = () => {
     for (const w of waiters.splice(0)) w();
   };
-  if (opts.readStdout !== false) child.stdout!.on('data', (c: Buffer) => (out.push(c), wake()));
-  child.stderr!.on('data', (c: Buffer) => (err.push(c), wake()));
+  if (opts.readStdout !== false)
+    child.stdout!.on('data', (c: Buffer) => {
+      out.push(c);
+      wake();
+    });
+  child.stderr!.on('data', (c: Buffer) => {
+    err.push(c);
+    wake();
+  });
   let ended = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => {
