@@ -15,7 +15,9 @@ const bare = flags[0] === '--bare';
 const argv = bare
   ? [process.execPath, '-e', writer]
   : [process.execPath, `${root}bin/cordon`, ...flags, '--', process.execPath, '-e', writer];
-const child = spawn('/usr/bin/time', ['-f', 'cpu %U user %S sys', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+const child = spawn('/usr/bin/time', ['-f', 'cpu %U user %S sys', ...argv], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 const lat = [];
 let buf = '';
 child.stdout.on('data', (chunk) => {
@@ -30,6 +32,8 @@ child.stderr.on('data', (c) => (err += c));
 child.on('close', () => {
   lat.sort((a, b) => a - b);
   const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(2);
-  console.log(`samples ${lat.length}  median ${q(0.5)} ms  p99 ${q(0.99)} ms  max ${lat.at(-1).toFixed(2)} ms`);
+  console.log(
+    `samples ${lat.length}  median ${q(0.5)} ms  p99 ${q(0.99)} ms  max ${lat.at(-1).toFixed(2)} ms`,
+  );
   console.log(err.trim().split('\n').slice(-2).join('\n'));
 });
