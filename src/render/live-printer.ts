@@ -7,15 +7,20 @@
 // toValidUtf8(prefix) [+ marker + toValidUtf8(suffix)], N exact, the total within the budget,
 // and output that fits is byte-for-byte the whole-result rendering. Pure: time comes in as
 // `nowMs`; terminal lanes go through the allow-list filter, log lanes are only observed.
-import { formatBytes, formatDuration } from '../options/parse-units.ts';
 import { splitBudget } from './budget.ts';
 import { HeldTail } from './held-tail.ts';
-import { TerminalFilter } from './terminal-filter.ts';
+import {
+  type HoldReason,
+  Lane,
+  ownLinePrefix,
+  renderHeartbeat,
+  renderHoldNotice,
+  type StreamName,
+} from './live-lane.ts';
 import { fitPrefix, fitSuffix, scanUnit, tailStart, toValidUtf8 } from './utf8.ts';
-import { Utf8Sanitizer } from './utf8-stream.ts';
 import { renderOmissionMarker } from './window.ts';
 
-export type StreamName = 'stdout' | 'stderr';
+export type { StreamName } from './live-lane.ts';
 
 export interface LiveWrite {
   readonly stream: StreamName;
@@ -46,30 +51,6 @@ export interface LiveSummary {
   readonly truncated: boolean;
   readonly totalBytes: number;
 }
-
-type HoldReason = 'budget' | 'slow-reader';
-
-class Lane {
-  readonly out: TerminalFilter;
-  readonly sanitizer = new Utf8Sanitizer(); // unlimited budget only
-  carry: Buffer = Buffer.alloc(0); // incomplete character at the head's end
-  totalBytes = 0;
-  printedRaw = 0;
-  printedRendered = 0;
-  held: HeldTail | undefined;
-  tailBytes = 0;
-  omittedBytes = 0;
-  truncated = false;
-
-  constructor(
-    readonly name: StreamName,
-    readonly terminal: boolean,
-  ) {
-    this.out = new TerminalFilter(terminal ? 'filter' : 'observe');
-  }
-}
-
-const SGR_RESET = '\x1b[0m';
 
 export class LivePrinter {
   readonly #opts: LivePrinterOptions;
@@ -154,12 +135,7 @@ export class LivePrinter {
     if (due === undefined || nowMs < due) return [];
     const seen = this.#lanes.stdout.totalBytes + this.#lanes.stderr.totalBytes;
     const elapsed = Math.floor((nowMs - this.#opts.startedAtMs) / 1000) * 1000;
-    return this.ownLines(
-      [
-        `cordon: still running · ${formatDuration(elapsed)} · ${formatBytes(seen)} of output so far, held back (the tail follows when the command ends)`,
-      ],
-      nowMs,
-    );
+    return this.ownLines([renderHeartbeat(elapsed, seen)], nowMs);
   }
 
   /** The command is done: what is left of each stream (whole, or marker + tail). */
@@ -195,7 +171,13 @@ export class LivePrinter {
     const writes: LiveWrite[] = [];
     const lane = this.#lanes.stderr;
     const text = lines.map((l) => `${l}\n`).join('');
-    this.#own(writes, lane, Buffer.from(this.#prefix(lane, true) + text), 'line', nowMs);
+    this.#own(
+      writes,
+      lane,
+      Buffer.from(ownLinePrefix(lane, this.#lanes, this.#lastByte, true) + text),
+      'line',
+      nowMs,
+    );
     return writes;
   }
 
@@ -203,7 +185,13 @@ export class LivePrinter {
   mark(stream: StreamName, marker: string, nowMs: number): LiveWrite[] {
     const writes: LiveWrite[] = [];
     const lane = this.#lanes[stream];
-    this.#own(writes, lane, Buffer.from(this.#prefix(lane, false) + marker), 'marker', nowMs);
+    this.#own(
+      writes,
+      lane,
+      Buffer.from(ownLinePrefix(lane, this.#lanes, this.#lastByte, false) + marker),
+      'marker',
+      nowMs,
+    );
     return writes;
   }
 
@@ -248,16 +236,8 @@ export class LivePrinter {
     const need = (l: Lane) => l.held?.wholeRenderedBytes() ?? Number.POSITIVE_INFINITY;
     if (need(this.#lanes.stdout) + need(this.#lanes.stderr) <= this.#room) return;
     this.#noticed = true;
-    const why =
-      this.#holdReason === 'budget'
-        ? `the output passed ${formatBytes(this.#headBudget())}, half of --max-output ${formatBytes(this.#opts.budgetBytes)}`
-        : 'the reader of the output is not keeping up';
-    writes.push(
-      ...this.ownLines(
-        [`cordon: holding back the middle of the output (${why}); the tail follows when the command ends`],
-        nowMs,
-      ),
-    );
+    const notice = renderHoldNotice(this.#holdReason, this.#headBudget(), this.#opts.budgetBytes);
+    writes.push(...this.ownLines([notice], nowMs));
   }
 
   #endLane(writes: LiveWrite[], lane: Lane, share: number, nowMs: number): void {
@@ -283,7 +263,9 @@ export class LivePrinter {
     this.#own(
       writes,
       lane,
-      Buffer.from(this.#prefix(lane, false) + renderOmissionMarker(lane.omittedBytes)),
+      Buffer.from(
+        ownLinePrefix(lane, this.#lanes, this.#lastByte, false) + renderOmissionMarker(lane.omittedBytes),
+      ),
       'marker',
       nowMs,
     );
@@ -311,24 +293,5 @@ export class LivePrinter {
     writes.push({ stream: lane.name, bytes, kind });
     this.#lastByte[lane.terminal ? 'terminal' : 'log'] = bytes[bytes.length - 1]!;
     this.#lastWriteAtMs = nowMs;
-  }
-
-  // Before a line of cordon's own. A terminal only ever got complete allowed sequences, so an
-  // attribute reset and a fresh line do; a log got the command's bytes unchanged, so an open
-  // string is ended (ST), a half-read sequence cancelled (CAN), attributes reset — each only
-  // when needed, so clean output stays byte-for-byte what it was. `marker` lines bring their
-  // own leading newline.
-  #prefix(lane: Lane, freshLine: boolean): string {
-    const kind = lane.terminal ? 'terminal' : 'log';
-    const same = [this.#lanes.stdout, this.#lanes.stderr].filter((l) => l.terminal === lane.terminal);
-    let prefix = '';
-    if (lane.terminal) prefix = SGR_RESET;
-    else {
-      if (same.some((l) => l.out.inString)) prefix += '\x1b\\';
-      else if (same.some((l) => l.out.inSequence)) prefix += '\x18';
-      if (same.some((l) => l.out.attributesDirty)) prefix += SGR_RESET;
-    }
-    if (freshLine && this.#lastByte[kind] !== 0x0a) prefix += '\n';
-    return prefix;
   }
 }
