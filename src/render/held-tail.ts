@@ -38,6 +38,11 @@ export class HeldTail {
     if (this.#counter) this.#rendered += this.#counter.push(chunk).length;
     let bytes = chunk;
     if (bytes.length > this.#capacity) {
+      // Everything held goes first, in order, then the front of this chunk.
+      for (const c of this.#chunks.slice(this.#first)) this.#evict(c);
+      this.#chunks = [];
+      this.#first = 0;
+      this.#bytes = 0;
       this.#evict(bytes.subarray(0, bytes.length - this.#capacity));
       bytes = bytes.subarray(bytes.length - this.#capacity);
     }

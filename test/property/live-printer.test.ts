@@ -41,6 +41,37 @@ const bytesArb = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 120 }).map((s) => Buffer.from(s)),
 );
 
+// Escape-heavy text: strings opened in the head and closed in the tail, split sequences.
+const escapeTextArb = fc
+  .array(
+    fc.constantFrom(
+      '\x1b]52;c;',
+      '\x1bP$q',
+      'AAAAAAAAAAAA',
+      '\x07',
+      '\x1b\\',
+      'text\n',
+      '\x1b[31m',
+      '\x1b[',
+      '8m',
+      'é',
+      '\x1b',
+    ),
+    { maxLength: 60 },
+  )
+  .map((parts) => Buffer.from(parts.join('')));
+
+// A string (OSC, DCS) opened early, a long payload, closed late: the cut often falls inside it.
+const spanningStringArb = fc
+  .tuple(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom('\x1b]52;c;', '\x1b]0;', '\x1bP+q'),
+    fc.integer({ min: 0, max: 600 }),
+    fc.constantFrom('\x07', '\x1b\\'),
+    fc.string({ maxLength: 40 }),
+  )
+  .map(([a, open, n, close, b]) => Buffer.from(`${a}${open}${'A'.repeat(n)}${close}${b}`));
+
 interface Event {
   readonly stream: StreamName;
   readonly size: number;
@@ -240,6 +271,28 @@ describe('streaming printer (pipes)', () => {
 });
 
 describe('streaming printer (terminals)', () => {
+  it("filters the tail in the stream's true state across the cut (as if the terminal had seen it all)", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(bytesArb, escapeTextArb, spanningStringArb),
+        fc.array(eventArb, { maxLength: 25 }),
+        fc.integer({ min: 1, max: 300 }),
+        (out, events, budget) => {
+          const only = events.map((e) => ({ ...e, stream: 'stdout' as const }));
+          const { writes, printer } = drive(out, Buffer.alloc(0), only, budget, true, true);
+          const s = printer.summary().stdout;
+          if (!s.truncated || s.tailBytes === 0) return;
+          const cut = out.length - s.tailBytes;
+          const reference = new TerminalFilter('filter');
+          reference.advance(toValidUtf8(out.subarray(0, cut)));
+          const expected = reference.write(toValidUtf8(out.subarray(cut)));
+          expect(streamText(writes, 'stdout').tail.equals(expected)).toBe(true);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
   it('writes the filtered bytes: plain text as on a pipe, never a sequence off the allow-list', () => {
     fc.assert(
       fc.property(

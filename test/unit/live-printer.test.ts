@@ -96,4 +96,15 @@ describe('live printer', () => {
     ]);
     expect(show(tty.ownLines(['cordon: exit 1'], 1))).toEqual(['stderr/line:\x1b[0m\ncordon: exit 1\n']);
   });
+
+  it('a terminal tail that starts inside an OSC whose start was cut off is still dropped up to its end', () => {
+    const p = printer(80, true);
+    const writes = [
+      ...p.push('stdout', Buffer.from(`ok\n\x1b]52;c;${'A'.repeat(200)}`), 0),
+      ...p.push('stdout', Buffer.from('\x07visible\n'), 1),
+      ...p.end(2),
+    ];
+    const text = writes.filter((w) => w.kind === 'output').map((w) => w.bytes.toString());
+    expect(text).toEqual(['ok\n', 'visible\n']);
+  });
 });
