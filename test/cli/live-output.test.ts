@@ -159,4 +159,27 @@ describe.runIf(isLinux)('live output: slow and closed readers, SIGKILL', () => {
     expect(r.stderr).toMatch(/^e\ncordon: exit 0 · .* omitted$/m);
     expect(r.stderr).not.toContain('holding back');
   });
+
+  it('output within the budget is byte-for-byte what --no-stream prints (invalid UTF-8, no final newline)', async () => {
+    const script = "printf 'a\\377b\\342\\202 \\033[1mbold\\033[0m'; printf 'err\\n' >&2; printf 'x' ";
+    const streamed = await runCli(['--', 'sh', '-c', script]);
+    const whole = await runCli(['--no-stream', '--', 'sh', '-c', script]);
+    const meta = (s: string) => s.replace(/ · \d+(\.\d+)?(ms|s)/, ' · T');
+    expect([streamed.stdout, meta(streamed.stderr)]).toEqual([whole.stdout, meta(whole.stderr)]);
+    expect(streamed.stdout).toBe('a\ufffdb\ufffd \x1b[1mbold\x1b[0mx');
+  });
+
+  it('a long output: streamed head is a prefix, the tail a suffix, the marker exact, within --max-output', async () => {
+    const r = await runCli(['--', 'seq', '1', '20000']);
+    const full = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
+    const m = /\n\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/.exec(r.stdout)!;
+    const head = r.stdout.slice(0, m.index);
+    const tail = r.stdout.slice(m.index + m[0].length);
+    expect(full.startsWith(head) && full.endsWith(tail)).toBe(true);
+    expect(Number(m[1])).toBe(full.length - head.length - tail.length);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThanOrEqual(64 * 1024);
+    expect(r.stderr).toMatch(
+      /^cordon: holding back the middle of the output .*\ncordon: exit 0 · .* omitted\n$/,
+    );
+  });
 });
