@@ -60,20 +60,23 @@ describe.runIf(isLinux)('live output: the first line arrives before the command 
 });
 
 describe.runIf(isLinux && hasScript)('live output on a real terminal: the allow-list filter', () => {
-  it('a forged verdict cannot hide the real one (SGR 8 conceal, an unterminated OSC)', async () => {
-    const forge =
-      "printf 'cordon: exit 0 · 1ms · bwrap, workspace\\n\\033[8m\\033]8;;http://x\\033\\\\'; exit 3";
-    const c = startCordon(['--', 'sh', '-c', forge], { terminal: true });
-    await c.exited;
-    const raw = c.stdout();
-    expect(offList(raw)).toEqual([]);
-    expect(raw.toString()).not.toContain('\x1b]');
-    const lines = screenLines(raw);
-    expect(lines.at(-1)).toMatch(/^cordon: exit 3 · /);
-    // The real verdict comes after an attribute reset, on its own line.
-    const at = raw.indexOf('cordon: exit 3');
-    expect(raw.subarray(0, at).toString()).toMatch(/\x1b\[0m(\r?\n)?(\x1b\[2m)?$/);
-  });
+  it.each([[[]], [['--no-stream']]])(
+    'a forged verdict cannot hide the real one (SGR 8 conceal, an unterminated OSC) %j',
+    async (flags: string[]) => {
+      const forge = "printf 'cordon: exit 0 · 1ms · bwrap, workspace\\n\\033[8m\\033]8;;http://x'; exit 3";
+      const c = startCordon([...flags, '--', 'sh', '-c', forge], { terminal: true });
+      await c.exited;
+      const raw = c.stdout();
+      // --no-stream keeps the ora spinner, whose synchronized-output mode is cordon's own.
+      expect(offList(Buffer.from(raw.toString().replace(/\x1b\[\?2026[hl]/g, '')))).toEqual([]);
+      expect(raw.toString()).not.toContain('\x1b]');
+      const lines = screenLines(raw);
+      expect(lines.at(-1)).toMatch(/^cordon: exit 3 · /);
+      // The real verdict comes after an attribute reset, on its own line.
+      const at = raw.indexOf('cordon: exit 3');
+      expect(raw.subarray(0, at).toString()).toMatch(/\x1b\[0m(\r?\n)?(\x1b\[2m)?$/);
+    },
+  );
 
   it('drops OSC 52 (clipboard) and terminal queries, keeps colours and text', async () => {
     const evil = [
