@@ -68,12 +68,14 @@ export function startLiveOutput(options: TextOptions): LiveOutput {
   let seen = 0;
   let lastOutputAt = 0;
   let heartbeat: NodeJS.Timeout | undefined;
+  // One timer at a time: the due time only moves later, so a timer that fires early re-arms.
   const scheduleHeartbeat = () => {
-    clearTimeout(heartbeat);
+    if (heartbeat) return;
     const due = printer.nextHeartbeatAtMs();
     if (due === undefined) return;
     heartbeat = setTimeout(
       () => {
+        heartbeat = undefined;
         screen.send(printer.tick(Date.now()));
         scheduleHeartbeat();
       },
