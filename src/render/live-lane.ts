@@ -33,22 +33,22 @@ const SGR_RESET = '\x1b[0m';
 // Before a line of cordon's own. A terminal only ever got complete allowed sequences, so an
 // attribute reset and a fresh line do; a log got the command's bytes unchanged, so an open
 // string is ended (ST), a half-read sequence cancelled (CAN), attributes reset — each only
-// when needed, so clean output stays byte-for-byte what it was. `marker` lines bring their
-// own leading newline.
+// when needed, so clean output stays byte-for-byte what it was. `views`: what a viewer of
+// each log file, and of both streams in one log (2>&1), is inside of. `marker` lines bring
+// their own leading newline.
 export function ownLinePrefix(
   lane: Lane,
-  lanes: Record<StreamName, Lane>,
+  views: readonly TerminalFilter[],
   lastByte: Record<'terminal' | 'log', number>,
   freshLine: boolean,
 ): string {
   const kind = lane.terminal ? 'terminal' : 'log';
-  const same = [lanes.stdout, lanes.stderr].filter((l) => l.terminal === lane.terminal);
   let prefix = '';
   if (lane.terminal) prefix = SGR_RESET;
   else {
-    if (same.some((l) => l.out.inString)) prefix += '\x1b\\';
-    else if (same.some((l) => l.out.inSequence)) prefix += '\x18';
-    if (same.some((l) => l.out.attributesDirty)) prefix += SGR_RESET;
+    if (views.some((v) => v.inString)) prefix += '\x1b\\';
+    else if (views.some((v) => v.inSequence)) prefix += '\x18';
+    if (views.some((v) => v.attributesDirty)) prefix += SGR_RESET;
   }
   if (freshLine && lastByte[kind] !== 0x0a) prefix += '\n';
   return prefix;

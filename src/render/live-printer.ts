@@ -17,6 +17,7 @@ import {
   renderHoldNotice,
   type StreamName,
 } from './live-lane.ts';
+import { TerminalFilter } from './terminal-filter.ts';
 import { fitPrefix, fitSuffix, scanUnit, tailStart, toValidUtf8 } from './utf8.ts';
 import { renderOmissionMarker } from './window.ts';
 
@@ -61,6 +62,8 @@ export class LivePrinter {
   #noticed = false;
   #lastWriteAtMs: number;
   #lastByte: Record<'terminal' | 'log', number> = { terminal: 0x0a, log: 0x0a };
+  // Both log lanes' bytes in write order: what one log holding stdout and stderr shows.
+  readonly #combinedLog = new TerminalFilter('observe');
 
   constructor(opts: LivePrinterOptions) {
     this.#opts = opts;
@@ -174,7 +177,7 @@ export class LivePrinter {
     this.#own(
       writes,
       lane,
-      Buffer.from(ownLinePrefix(lane, this.#lanes, this.#lastByte, true) + text),
+      Buffer.from(ownLinePrefix(lane, this.#views(lane), this.#lastByte, true) + text),
       'line',
       nowMs,
     );
@@ -188,7 +191,7 @@ export class LivePrinter {
     this.#own(
       writes,
       lane,
-      Buffer.from(ownLinePrefix(lane, this.#lanes, this.#lastByte, false) + marker),
+      Buffer.from(ownLinePrefix(lane, this.#views(lane), this.#lastByte, false) + marker),
       'marker',
       nowMs,
     );
@@ -264,7 +267,8 @@ export class LivePrinter {
       writes,
       lane,
       Buffer.from(
-        ownLinePrefix(lane, this.#lanes, this.#lastByte, false) + renderOmissionMarker(lane.omittedBytes),
+        ownLinePrefix(lane, this.#views(lane), this.#lastByte, false) +
+          renderOmissionMarker(lane.omittedBytes),
       ),
       'marker',
       nowMs,
@@ -280,17 +284,27 @@ export class LivePrinter {
     this.#write(writes, lane, lane.out.write(valid), 'output', nowMs);
   }
 
+  #views(lane: Lane): TerminalFilter[] {
+    if (lane.terminal) return [];
+    const logs = [this.#lanes.stdout, this.#lanes.stderr].filter((l) => !l.terminal).map((l) => l.out);
+    return [...logs, this.#combinedLog];
+  }
+
   #own(writes: LiveWrite[], lane: Lane, bytes: Buffer, kind: 'marker' | 'line', nowMs: number): void {
     // A terminal's attributes are one device's; a log's open string only that file's.
     if (lane.terminal) {
       for (const l of [this.#lanes.stdout, this.#lanes.stderr]) if (l.terminal) l.out.noteReset();
-    } else lane.out.noteReset();
+    } else {
+      lane.out.noteReset();
+      this.#combinedLog.noteReset();
+    }
     this.#write(writes, lane, bytes, kind, nowMs);
   }
 
   #write(writes: LiveWrite[], lane: Lane, bytes: Buffer, kind: LiveWrite['kind'], nowMs: number): void {
     if (bytes.length === 0) return;
     writes.push({ stream: lane.name, bytes, kind });
+    if (!lane.terminal) this.#combinedLog.write(bytes); // observe mode: tracks state only
     this.#lastByte[lane.terminal ? 'terminal' : 'log'] = bytes[bytes.length - 1]!;
     this.#lastWriteAtMs = nowMs;
   }

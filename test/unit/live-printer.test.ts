@@ -107,4 +107,11 @@ describe('live printer', () => {
     const text = writes.filter((w) => w.kind === 'output').map((w) => w.bytes.toString());
     expect(text).toEqual(['ok\n', 'visible\n']);
   });
+
+  it('own lines also end a string that only the two streams together open (2>&1 into one log)', () => {
+    const p = printer(0);
+    p.push('stdout', Buffer.from('\x1b'), 0);
+    p.push('stderr', Buffer.from(']0;x'), 1);
+    expect(show(p.ownLines(['cordon: exit 0'], 2))).toEqual(['stderr/line:\x1b\\\ncordon: exit 0\n']);
+  });
 });
