@@ -35,7 +35,7 @@ export interface SpawnRequest {
   readonly subreaper: boolean;
   readonly onStart?: ((pid: number) => void) | undefined;
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
-  /** Every chunk of the command's output as it is read (live output; must not keep `chunk`'s memory for others to change). */
+  /** Every chunk of the command's output as it is read (live output); `chunk` is valid only during the call. */
   readonly onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
   /** Linux: give the command real pipes instead of Node's socketpairs (see createPipe). */
   readonly realPipes?: boolean | undefined;

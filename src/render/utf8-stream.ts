@@ -30,7 +30,8 @@ export class Utf8Sanitizer {
     const cut = incompleteTailStart(data);
     this.#carry = cut < data.length ? Buffer.from(data.subarray(cut)) : EMPTY;
     const body = data.subarray(0, cut);
-    return isUtf8(body) ? Buffer.from(body.buffer, body.byteOffset, body.length) : toValidUtf8(body);
+    // Always a copy: the caller's chunk may be a read buffer that is reused after this call.
+    return isUtf8(body) ? Buffer.from(body) : toValidUtf8(body);
   }
 
   /** The held incomplete character, as U+FFFD (empty when nothing is held). */

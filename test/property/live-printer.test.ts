@@ -116,7 +116,10 @@ function drive(
     const d = data[e.stream];
     const chunk = d.subarray(offset[e.stream], offset[e.stream] + e.size);
     offset[e.stream] += chunk.length;
-    writes.push(...printer.push(e.stream, chunk, now));
+    // The runner may read into one reused buffer: nothing written may point into the chunk.
+    const reused = Buffer.from(chunk);
+    writes.push(...printer.push(e.stream, reused, now));
+    reused.fill(0xaa);
   }
   writes.push(...printer.push('stderr', err.subarray(offset.stderr), now));
   writes.push(...printer.end(now));
