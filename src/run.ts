@@ -68,6 +68,7 @@ export async function executePlan(
     hostEnv: process.env,
     onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
     onProgress: options.onProgress,
+    onOutput: options.onOutput,
   });
   const changes = tracker ? await tracker.finish() : undefined;
   return buildResult({

@@ -43,6 +43,12 @@ export const FLAG_TABLE = {
     scope: 'run',
   },
   json: { spelling: '--json', help: 'print one JSON result object on stdout', kind: 'boolean', scope: 'cli' },
+  stream: {
+    spelling: '--no-stream',
+    help: 'text mode: print the bounded output when the command ends instead of as it runs',
+    kind: 'boolean',
+    scope: 'cli',
+  },
   report: {
     spelling: '--report <file>',
     help: 'write the JSON result to FILE (0600) when the command starts and when it ends',
@@ -167,4 +173,5 @@ export const OPTION_SOURCES: { readonly [K in keyof Required<RunOptions>]: reado
   onStart: null,
   changes: ['changes'],
   onProgress: null,
+  onOutput: null,
 };

@@ -16,6 +16,8 @@ export interface CliRunOptions {
   readonly quiet: boolean;
   readonly verbose: boolean;
   readonly report: string | undefined;
+  /** Text mode streams the output live (default); false: --no-stream, the whole result at the end. */
+  readonly stream: boolean;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -89,5 +91,6 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     quiet: flags.quiet ?? false,
     verbose: flags.verbose ?? false,
     report: flags.report,
+    stream: flags.stream ?? true,
   };
 }

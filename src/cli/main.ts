@@ -3,10 +3,10 @@
 // then one metadata line; --json prints exactly one JSON object on stdout.
 import { writeSync } from 'node:fs';
 import type { LaunchMode } from '../backends/types.ts';
-import { renderChangeLines } from '../changes/report.ts';
 import { CordonError, isCordonError } from '../errors.ts';
 import { EXIT_CORDON_ERROR, signalNumber } from '../exec/exit-status.ts';
 import { listInheritableFds } from '../exec/procfs.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../options/defaults.ts';
 import type { Plan } from '../plan/types.ts';
 import { preparePlan } from '../prepare.ts';
 import { type ErrorJson, type ReportProgressJson, stamp } from '../result/json.ts';
@@ -17,7 +17,6 @@ import { colorHints } from './color-env.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
 import { writeReport } from './report.ts';
-import { renderMetaLine } from './text.ts';
 import { renderVerboseHeader } from './verbose.ts';
 
 function writeAll(fd: number, text: string): void {
@@ -105,8 +104,17 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of signals) process.on(s, onSignal);
 
+  // Text mode streams (live.ts) unless --no-stream; live.ts draws its own spinner.
+  const text = options.json ? undefined : await import('./live.ts');
+  const textOptions = {
+    budgetBytes: runOptions.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    quiet: options.quiet,
+    verbose: options.verbose,
+    timeoutMs: runOptions.timeoutMs,
+  };
+  const live = text && options.stream ? text.startLiveOutput(textOptions) : undefined;
   const spinner =
-    !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
+    !live && !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
       ? await import('./spinner.ts').then((m) => m.startSpinner())
       : undefined;
   if (options.report) {
@@ -146,6 +154,7 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
           }
         },
         onProgress: spinner ? (bytes) => spinner.update(bytes) : undefined,
+        onOutput: live?.onOutput,
       },
       mode,
     );
@@ -160,24 +169,9 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
     write(1, `${JSON.stringify({ ...result, exitStatus: status })}\n`);
     return status;
   }
-  write(1, result.stdout.text);
-  write(2, result.stderr.text);
-  if (result.changes)
-    write(
-      2,
-      renderChangeLines(result.changes, result.cwd)
-        .map((l) => `cordon: ${l}\n`)
-        .join(''),
-    );
-  if (!options.quiet) {
-    // chalk is loaded only when there is colour to add: a pipe or NO_COLOR gets the plain line.
-    const meta = renderMetaLine({ ...result, exitStatus: status }, options.run.timeoutMs);
-    const color = process.stderr.isTTY && !process.env['NO_COLOR'];
-    write(2, `${color ? (await import('./style.ts')).styleMeta(meta, true) : meta}\n`);
-    if (options.verbose) {
-      for (const a of result.annotations) write(2, `cordon: [${a.kind}] ${a.message}\n`);
-    }
-  }
+  const shown = { ...result, exitStatus: status };
+  if (live) await live.finish(shown);
+  else await text?.printWholeText(shown, textOptions);
   return status;
 }
 

@@ -18,3 +18,12 @@ export const CLEAR_ENV_KEEP = ['PATH', 'HOME', 'LANG', 'TERM', 'TMPDIR'] as cons
 
 /** Version of the JSON result schema. Bumped on any incompatible change. */
 export const RESULT_SCHEMA_VERSION = 1;
+
+/**
+ * Live output: how much may wait to be written to a reader that is not keeping up (a paused
+ * pager, a slow CI log) before the rest of the output is held back like the middle.
+ */
+export const LIVE_WRITE_QUEUE_BYTES = 256 * 1024;
+
+/** Live output: a line on stderr after this long without output while the middle is held back. */
+export const LIVE_HEARTBEAT_MS = 30_000;

@@ -60,4 +60,11 @@ export interface RunOptions {
   readonly changes?: boolean | ChangesLimits | undefined;
   /** Called as output arrives (total bytes seen on both streams). */
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
+  /**
+   * Called with every chunk of the command's output as it is read, in order, unbounded (the
+   * result's bounded head and tail are unchanged). For live display; it must not throw. The
+   * chunk is valid only during the call (its memory may be reused): copy it to keep it. Not
+   * yet called on Windows.
+   */
+  readonly onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
 }

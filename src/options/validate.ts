@@ -73,6 +73,7 @@ const CHECKS: { readonly [K in keyof Required<RunOptions>]: Check } = {
     return ok ? undefined : 'true, false, or { maxFiles, maxDepth, timeMs } with non-negative integers';
   },
   onProgress: fn,
+  onOutput: fn,
 };
 
 function distance(a: string, b: string): number {
