@@ -4,6 +4,7 @@
 import { spawnPlan } from '../../exec/spawn.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
+import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
@@ -21,10 +22,13 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   const created = missingPlaceholders(plan);
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
+  // The join step runs before bwrap: bwrap and everything it starts are born in the cgroup.
+  const limits = await startLimits(plan.limits);
+  const start = limits ? limits.wrap(plan.executable, plan.args) : plan;
   try {
     outcome = await spawnPlan({
-      executable: plan.executable,
-      args: plan.args,
+      executable: start.executable,
+      args: start.args,
       env: plan.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
@@ -43,6 +47,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   } finally {
     removePlaceholders(created);
   }
+  const verdict = await limits?.finish(outcome);
   const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
   const { exitCode } = reported.outcome;
   const execFailure = !reported.outcome.started
@@ -52,5 +57,10 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       : status && (exitCode === 126 || exitCode === 127)
         ? matchExecFailure(outcome.stderr, REPORTER_EXEC_FAILURE, 'No such file or directory')
         : undefined;
-  return { outcome: reported.outcome, execFailure, annotations: reported.annotations };
+  return {
+    outcome: reported.outcome,
+    execFailure,
+    annotations: [...reported.annotations, ...(verdict?.annotations ?? [])],
+    limit: verdict?.limit,
+  };
 }

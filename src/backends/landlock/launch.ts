@@ -19,6 +19,7 @@ import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } fro
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
+import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 
 export type LandlockMode = 'self' | 'helper';
@@ -125,12 +126,16 @@ export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMo
 const LANDLOCK_EXEC_FAILURE = /(?:^|\n)cordon-landlock: execve [^\n]*: (ENOENT|EACCES|ENOEXEC|EISDIR)\n?$/;
 
 export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Promise<LaunchResult> {
-  const launch = await prepareLandlockLaunch(plan, ctx.mode.landlock);
+  // With limits the join step must run unconfined (it writes cgroup.procs), so the helper is
+  // used: the CLI's self mode would confine the join step too.
+  const limits = await startLimits(plan.limits);
+  const launch = await prepareLandlockLaunch(plan, limits ? 'helper' : ctx.mode.landlock);
+  const start = limits ? limits.wrap(launch.executable, launch.args) : launch;
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
     outcome = await spawnPlan({
-      executable: launch.executable,
-      args: launch.args,
+      executable: start.executable,
+      args: start.args,
       env: launch.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
@@ -147,12 +152,14 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
   } finally {
     await launch.cleanup();
   }
+  const verdict = await limits?.finish(outcome);
   return {
     outcome,
     execFailure:
       outcome.started && (outcome.exitCode === 127 || outcome.exitCode === 126)
         ? matchExecFailure(outcome.stderr, LANDLOCK_EXEC_FAILURE, 'ENOENT')
         : undefined,
-    annotations: [],
+    annotations: verdict?.annotations ?? [],
+    limit: verdict?.limit,
   };
 }
