@@ -45,7 +45,11 @@ export async function startLimits(plan: LimitsPlan | undefined): Promise<LimitsS
       const value = (name: LimitHit['name']) => plan.limits.find((l) => l.name === name)?.value ?? 0;
       const hits: LimitHit[] = [];
       if (cpuKilledAt !== undefined)
-        hits.push({ name: 'cpuTime', value: value('cpuTime'), detail: `${(cpuKilledAt / 1e6).toFixed(2)}s of CPU used` });
+        hits.push({
+          name: 'cpuTime',
+          value: value('cpuTime'),
+          detail: `${(cpuKilledAt / 1e6).toFixed(2)}s of CPU used`,
+        });
       if (events.oomKills > 0)
         hits.push({
           name: 'memory',
@@ -53,7 +57,11 @@ export async function startLimits(plan: LimitsPlan | undefined): Promise<LimitsS
           detail: `the kernel's OOM killer killed ${events.oomKills} process${events.oomKills === 1 ? '' : 'es'}`,
         });
       if (outcome.signal === 'SIGXFSZ' && plan.fileSizeBlocks !== undefined)
-        hits.push({ name: 'fileSize', value: value('fileSize'), detail: 'a write went past the limit (SIGXFSZ)' });
+        hits.push({
+          name: 'fileSize',
+          value: value('fileSize'),
+          detail: 'a write went past the limit (SIGXFSZ)',
+        });
       if (events.pidsRefused > 0)
         hits.push({
           name: 'pids',

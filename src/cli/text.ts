@@ -1,6 +1,7 @@
 // Text-mode rendering of a RunResult: the metadata line (and, with --verbose, the details).
-import { formatBytes, formatDuration } from '../options/parse-units.ts';
+
 import { formatLimitValue, limitLabel } from '../limits/types.ts';
+import { formatBytes, formatDuration } from '../options/parse-units.ts';
 import type { RunResult } from '../result/types.ts';
 
 export function renderMetaLine(result: RunResult, timeoutMs: number | undefined): string {

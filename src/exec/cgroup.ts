@@ -6,7 +6,16 @@
 // by its full path under a directory cordon just created (the command cannot rename
 // cgroupfs directories it does not own, and it starts only after the set-up).
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CordonError } from '../errors.ts';
 import type { CgroupInfo } from '../host/types.ts';
@@ -34,12 +43,9 @@ const readOr = (path: string, fallback = '') => {
     return fallback;
   }
 };
-const counter = (text: string, key: string) => Number(new RegExp(`^${key} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-const pidsIn = (dir: string) =>
-  readOr(join(dir, 'cgroup.procs'))
-    .split('\n')
-    .filter(Boolean)
-    .map(Number);
+const counter = (text: string, key: string) =>
+  Number(new RegExp(`^${key} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+const pidsIn = (dir: string) => readOr(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A reader that re-reads one cgroupfs file through a descriptor opened once. */
@@ -140,7 +146,12 @@ function createV2(parent: string, limits: LimitsPlan): RunCgroup {
 
 function createV1(v1: NonNullable<CgroupInfo['v1']>, limits: LimitsPlan): RunCgroup {
   const name = runName();
-  const dirs = { pids: join(v1.pids, name), memory: join(v1.memory, name), cpuacct: join(v1.cpuacct, name), freezer: join(v1.freezer, name) };
+  const dirs = {
+    pids: join(v1.pids, name),
+    memory: join(v1.memory, name),
+    cpuacct: join(v1.cpuacct, name),
+    freezer: join(v1.freezer, name),
+  };
   const all = Object.values(dirs);
   const made: string[] = [];
   try {

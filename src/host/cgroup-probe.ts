@@ -54,7 +54,12 @@ export function probeCgroup(uid: number): CgroupInfo {
     all = mounts();
     mine = own();
   } catch (error) {
-    return { version: 0, usable: false, swap: false, reason: `cannot read /proc/self: ${(error as Error).message}` };
+    return {
+      version: 0,
+      usable: false,
+      swap: false,
+      reason: `cannot read /proc/self: ${(error as Error).message}`,
+    };
   }
   const v2 = all.find((m) => m.fstype === 'cgroup2');
   const v2Controllers = v2 ? (read(join(v2.point, 'cgroup.controllers')) ?? '').trim().split(/\s+/) : [];
@@ -65,12 +70,17 @@ export function probeCgroup(uid: number): CgroupInfo {
         usable: false,
         swap: false,
         reason:
-          'cordon creates per-run cgroups only as root (a delegated systemd user scope is not supported yet) — run as root, or pass --best-effort to run without these limits',
+          'cordon creates per-run cgroups only as root (a delegated systemd user scope is not supported yet)',
       };
     try {
       accessSync(join(v2.point, 'cgroup.subtree_control'), constants.W_OK);
     } catch {
-      return { version: 2, usable: false, swap: false, reason: `${v2.point} is not writable (a read-only cgroup mount)` };
+      return {
+        version: 2,
+        usable: false,
+        swap: false,
+        reason: `${v2.point} is not writable (a read-only cgroup mount)`,
+      };
     }
     return {
       version: 2,
@@ -94,8 +104,7 @@ export function probeCgroup(uid: number): CgroupInfo {
         version: 1,
         usable: false,
         swap: false,
-        reason:
-          'this host has cgroup v1 controllers, which only root can subdivide — run as root, or pass --best-effort to run without these limits',
+        reason: 'the pids and memory controllers are on cgroup v1 hierarchies, which only root can subdivide',
       };
     return {
       version: 1,

@@ -40,7 +40,9 @@ export interface CgroupInfo {
   /** cgroup2: the directory per-run cgroups are created in (created on first use). */
   readonly parent?: string | undefined;
   /** cgroup1: per controller, cordon's own cgroup directory. */
-  readonly v1?: { readonly pids: string; readonly memory: string; readonly cpuacct: string; readonly freezer: string } | undefined;
+  readonly v1?:
+    | { readonly pids: string; readonly memory: string; readonly cpuacct: string; readonly freezer: string }
+    | undefined;
   /** Swap can be bounded (memory.swap.max / memory.memsw.limit_in_bytes exists). */
   readonly swap: boolean;
 }

@@ -11,14 +11,13 @@ import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { BackendName } from '../plan/types.ts';
 import {
-  LIMIT_FLAGS,
+  formatLimitValue,
   LIMIT_NAMES,
   type LimitMechanism,
   type LimitName,
   type LimitsPlan,
-  type PlannedLimit,
-  formatLimitValue,
   limitLabel,
+  type PlannedLimit,
 } from './types.ts';
 
 export interface RequestedLimit {
@@ -30,12 +29,10 @@ export interface RequestedLimit {
 
 export type LimitRequest = { readonly [K in LimitName]?: RequestedLimit | undefined };
 
-function mechanismFor(
-  name: LimitName,
-  host: HostInfo,
-): { mechanism: LimitMechanism; reason?: string } {
+function mechanismFor(name: LimitName, host: HostInfo): { mechanism: LimitMechanism; reason?: string } {
   if (host.platform === 'win32') {
-    if (name === 'fileSize') return { mechanism: 'not-enforced', reason: 'Windows has no per-file size limit' };
+    if (name === 'fileSize')
+      return { mechanism: 'not-enforced', reason: 'Windows has no per-file size limit' };
     // The job object's limits (JOB_OBJECT_LIMIT_ACTIVE_PROCESS, _JOB_MEMORY, _JOB_TIME) are
     // not wired into the Windows launcher yet: refused rather than promised.
     return {
@@ -69,11 +66,14 @@ export function planLimits(
   for (const name of LIMIT_NAMES) {
     const asked = request[name];
     if (!asked || asked.value === 0) continue;
-    const { mechanism, reason } = backend === 'none' && name !== 'fileSize' && host.platform !== 'linux' ? { mechanism: 'not-enforced' as const, reason: 'no sandbox' } : mechanismFor(name, host);
+    const { mechanism, reason } =
+      backend === 'none' && name !== 'fileSize' && host.platform !== 'linux'
+        ? { mechanism: 'not-enforced' as const, reason: 'no sandbox' }
+        : mechanismFor(name, host);
     if (mechanism === 'not-enforced' && !bestEffort && !asked.builtin)
       throw new CordonError(
         'limit-unenforceable',
-        `cannot enforce ${LIMIT_FLAGS[name]} ${formatLimitValue(name, asked.value)} (${asked.source}): ${reason} — drop it, or pass --best-effort to run with it listed as not enforced`,
+        `cannot enforce the ${limitLabel(name)} limit ${formatLimitValue(name, asked.value)} (${asked.source}): ${reason} — drop it, run as root where cordon can create a cgroup, or pass --best-effort to run with it listed as not enforced`,
       );
     limits.push({ name, value: asked.value, mechanism, source: asked.source, ...(reason ? { reason } : {}) });
   }

@@ -37,4 +37,5 @@ export function wrapWithLimits(
 /** The join step's own failure line (exit 125). */
 export const JOIN_FAILURE = /(?:^|\n)(cordon-limits: [^\n]*)\n?$/;
 /** sh's line when `exec` itself fails (--backend none without setpriv). */
-export const SH_EXEC_FAILURE = /(?:^|\n)[^\n]*\bexec: [^\n]*: (not found|Permission denied|Is a directory)\n?$/;
+export const SH_EXEC_FAILURE =
+  /(?:^|\n)[^\n]*\bexec: [^\n]*: (not found|Permission denied|Is a directory)\n?$/;

@@ -16,7 +16,11 @@ function parseOne(file: string, key: LimitName, value: unknown): number {
   }
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string')
-    fail(file, key, `'${String(value)}' is not allowed — use ${key === 'cpuTime' ? '30s, 10m' : '256MiB, 2GiB'} or off`);
+    fail(
+      file,
+      key,
+      `'${String(value)}' is not allowed — use ${key === 'cpuTime' ? '30s, 10m' : '256MiB, 2GiB'} or off`,
+    );
   try {
     return key === 'cpuTime' ? parseDuration(text, `limits.${key}`) : parseSize(text, `limits.${key}`);
   } catch (error) {

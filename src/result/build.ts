@@ -85,7 +85,8 @@ export function buildResult(input: ResultInput): RunResult {
   const status = classifyOutcome(outcome, launch.execFailure, launch.limit !== undefined);
   const annotations = runAnnotations(input, status);
   const rendered = renderStreams(outcome.stdout, withAnnotations(outcome.stderr, annotations), input.budget);
-  const exitCode = status === 'exited' || (status === 'limit-exceeded' && !outcome.signal) ? outcome.exitCode : null;
+  const exitCode =
+    status === 'exited' || (status === 'limit-exceeded' && !outcome.signal) ? outcome.exitCode : null;
   return {
     version: RESULT_SCHEMA_VERSION,
     command: [...prepared.command],

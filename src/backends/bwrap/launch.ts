@@ -47,8 +47,8 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   } finally {
     removePlaceholders(created);
   }
-  const verdict = await limits?.finish(outcome);
   const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
+  const verdict = await limits?.finish(reported.outcome);
   const { exitCode } = reported.outcome;
   const execFailure = !reported.outcome.started
     ? undefined

@@ -1,8 +1,8 @@
 // --backend none: no sandbox. The command is spawned directly, or through `setpriv
 // --pdeathsig KILL` (plan.parentDeathWrapper) so it dies with cordon.
 import { spawnPlan } from '../../exec/spawn.ts';
-import type { NonePlan } from '../../plan/types.ts';
 import { SH_EXEC_FAILURE } from '../../limits/wrap.ts';
+import type { NonePlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
