@@ -73,7 +73,7 @@ export function planLimits(
     if (mechanism === 'not-enforced' && !bestEffort && !asked.builtin)
       throw new CordonError(
         'limit-unenforceable',
-        `cannot enforce the ${limitLabel(name)} limit ${formatLimitValue(name, asked.value)} (${asked.source}): ${reason} — drop it, run as root where cordon can create a cgroup, or pass --best-effort to run with it listed as not enforced`,
+        `cannot enforce the ${limitLabel(name)} limit ${formatLimitValue(name, asked.value)} (${asked.source}): ${reason} — drop it${host.platform === 'linux' && name !== 'fileSize' ? ', run as root where cordon can create a cgroup' : ''}, or pass --best-effort to run with it listed as not enforced`,
       );
     limits.push({ name, value: asked.value, mechanism, source: asked.source, ...(reason ? { reason } : {}) });
   }

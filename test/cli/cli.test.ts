@@ -134,6 +134,8 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
         'durationMs',
         'exitCode',
         'exitStatus',
+        'limit',
+        'limits',
         'notEnforced',
         'profile',
         'signal',
