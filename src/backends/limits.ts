@@ -17,6 +17,14 @@ export interface LimitsSession {
   finish(outcome: SpawnOutcome): Promise<{ limit?: LimitHit | undefined; annotations: Annotation[] }>;
 }
 
+/** A write past RLIMIT_FSIZE killed the command (SIGXFSZ). */
+export function fileSizeHit(plan: LimitsPlan | undefined): LimitHit | undefined {
+  const l = plan?.limits.find((x) => x.name === 'fileSize' && x.mechanism === 'rlimit');
+  return l
+    ? { name: 'fileSize', value: l.value, detail: 'a write went past the limit (SIGXFSZ)' }
+    : undefined;
+}
+
 export async function startLimits(plan: LimitsPlan | undefined): Promise<LimitsSession | undefined> {
   if (!plan || (plan.cgroup === undefined && plan.fileSizeBlocks === undefined)) return undefined;
   const cg =

@@ -96,6 +96,45 @@ describe.runIf(withCgroup)('resource limits with a per-run cgroup (root)', () =>
     expect(leftoverCgroups()).toEqual([]);
   });
 
+  // The escape attempt: leave the run's cgroup for the root ones, raise its own pids.max and
+  // RLIMIT_FSIZE, then fork. Only the sandboxing backends promise this (none is unconfined).
+  it.each(BACKENDS.filter(([n]) => n !== 'none'))(
+    '%s: a root command cannot leave its cgroup or raise its limits',
+    async (_n, flags) => {
+      const marker = `cordon-escape-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+      const script = [
+        'for f in /sys/fs/cgroup/*/cgroup.procs /sys/fs/cgroup/cgroup.procs; do [ -e "$f" ] && (echo $$ > "$f") 2>/dev/null && echo "ESCAPED $f"; done',
+        'for f in $(sed -n "s/^[0-9]*:pids:\\(.*\\)$/\\1/p;s/^0::\\(.*\\)$/\\1/p" /proc/self/cgroup); do for d in /sys/fs/cgroup/pids$f /sys/fs/cgroup$f; do [ -e "$d/pids.max" ] && (echo max > "$d/pids.max") 2>/dev/null && echo "RAISED $d"; done; done',
+        'ulimit -f unlimited 2>/dev/null && echo "FSIZE RAISED"',
+        `i=0; while [ $i -lt 500 ]; do perl -e 'sleep 300' ${marker} & echo started; i=$((i+1)); done; wait`,
+      ].join('\n');
+      const r = await runCli(
+        [
+          ...flags,
+          '--json',
+          '--pids',
+          '64',
+          '--file-size',
+          '1M',
+          '--timeout',
+          '60',
+          '--',
+          'sh',
+          '-c',
+          script,
+        ],
+        { cwd: dir },
+      );
+      const result = json(r.stdout);
+      const text = result['stdout'].text as string;
+      expect(text).not.toMatch(/ESCAPED|RAISED/);
+      expect(text.split('\n').filter((l) => l === 'started').length).toBeLessThan(64);
+      expect(result['limit']).toMatchObject({ name: 'pids' });
+      expect(findProcesses(marker)).toEqual([]);
+      expect(leftoverCgroups()).toEqual([]);
+    },
+  );
+
   it('the metadata line names the memory limit, distinct from a plain SIGKILL', async () => {
     const plain = await runCli(['--', 'sh', '-c', 'kill -KILL $$'], { cwd: dir });
     expect(plain.stderr).toContain('killed by SIGKILL');

@@ -19,7 +19,7 @@ import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } fro
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
-import { startLimits } from '../limits.ts';
+import { fileSizeHit, startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 
 export type LandlockMode = 'self' | 'helper';
@@ -126,9 +126,13 @@ export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMo
 const LANDLOCK_EXEC_FAILURE = /(?:^|\n)cordon-landlock: execve [^\n]*: (ENOENT|EACCES|ENOEXEC|EISDIR)\n?$/;
 
 export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Promise<LaunchResult> {
-  // With limits the join step must run unconfined (it writes cgroup.procs), so the helper is
-  // used: the CLI's self mode would confine the join step too.
-  const limits = await startLimits(plan.limits);
+  // A cgroup needs the join step to run unconfined (it writes cgroup.procs), so the helper is
+  // used then: the CLI's self mode would confine the join step too. A file-size limit alone in
+  // self mode is set on the CLI itself (it exits after the run), with no join step.
+  const selfFsize = ctx.mode.landlock === 'self' && plan.limits !== undefined && !plan.limits.cgroup;
+  if (selfFsize && plan.limits?.fileSizeBlocks !== undefined)
+    (await import('../../native/linux.ts')).setFileSizeLimit(plan.limits.fileSizeBlocks * 512);
+  const limits = selfFsize ? undefined : await startLimits(plan.limits);
   const launch = await prepareLandlockLaunch(plan, limits ? 'helper' : ctx.mode.landlock);
   const start = limits ? limits.wrap(launch.executable, launch.args) : launch;
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
@@ -152,7 +156,11 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
   } finally {
     await launch.cleanup();
   }
-  const verdict = await limits?.finish(outcome);
+  const verdict = limits
+    ? await limits.finish(outcome)
+    : selfFsize && outcome.signal === 'SIGXFSZ'
+      ? { annotations: [], limit: fileSizeHit(plan.limits) }
+      : undefined;
   return {
     outcome,
     execFailure:
