@@ -66,6 +66,11 @@ export function planLimits(
   for (const name of LIMIT_NAMES) {
     const asked = request[name];
     if (!asked || asked.value === 0) continue;
+    if (name === 'fileSize' && asked.value < 512)
+      throw new CordonError(
+        'bad-size',
+        `the file-size limit ${asked.value} B (${asked.source}) is below 512 bytes, the unit RLIMIT_FSIZE is set in — use 512 or more (sizes are rounded down to a multiple of 512)`,
+      );
     const { mechanism, reason } =
       backend === 'none' && name !== 'fileSize' && host.platform !== 'linux'
         ? { mechanism: 'not-enforced' as const, reason: 'no sandbox' }
@@ -83,7 +88,7 @@ export function planLimits(
   return {
     limits,
     ...(cg === 'cgroup1' || cg === 'cgroup2' ? { cgroup: cg, cgroupInfo: host.cgroup } : {}),
-    ...(fsize ? { fileSizeBlocks: Math.max(1, Math.floor(fsize.value / 512)) } : {}),
+    ...(fsize ? { fileSizeBlocks: Math.floor(fsize.value / 512) } : {}),
   };
 }
 

@@ -32,7 +32,7 @@ export interface LimitsPlan {
   readonly limits: readonly PlannedLimit[];
   /** A per-run cgroup must be created (some limit uses cgroup1/cgroup2). */
   readonly cgroup?: 'cgroup1' | 'cgroup2' | undefined;
-  /** RLIMIT_FSIZE in 512-byte blocks (POSIX `ulimit -f` units), rounded down from the bytes asked. */
+  /** RLIMIT_FSIZE in 512-byte blocks (POSIX `ulimit -f` units), rounded down from the bytes asked (at least 512). */
   readonly fileSizeBlocks?: number | undefined;
   /** Where the launcher creates the cgroup (from HostInfo), when `cgroup` is set. */
   readonly cgroupInfo?: CgroupInfo | undefined;
