@@ -58,6 +58,7 @@ const CASES: Case[] = [
     cgroup: NONE,
     options: { fileSizeBytes: 1000 },
   },
+  { name: 'linux --file-size below 512 bytes refused', platform: 'linux', options: { fileSizeBytes: 100 } },
   {
     name: 'linux --backend none, cgroup2',
     platform: 'linux',
