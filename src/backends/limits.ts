@@ -5,8 +5,9 @@
 import type { SpawnOutcome } from '../exec/spawn.ts';
 import type { LimitHit, LimitsPlan } from '../limits/types.ts';
 import { formatLimitValue, limitLabel } from '../limits/types.ts';
-import { wrapWithLimits } from '../limits/wrap.ts';
+import { JOIN_FAILURE, wrapWithLimits } from '../limits/wrap.ts';
 import type { Annotation } from '../result/types.ts';
+import { lastText } from './exec-failure.ts';
 
 /** How often the CPU time is read; the run may overshoot by this much per core. */
 export const CPU_POLL_MS = 50;
@@ -76,6 +77,11 @@ export async function startLimits(plan: LimitsPlan | undefined): Promise<LimitsS
           value: value('pids'),
           detail: `${events.pidsRefused} fork${events.pidsRefused === 1 ? '' : 's'} refused`,
         });
+      // The join step's own failure (exit 125 and its line): the command never ran.
+      const joinFailed =
+        outcome.started && outcome.exitCode === 125 && JOIN_FAILURE.exec(lastText(outcome.stderr));
+      if (joinFailed)
+        return { annotations: [{ kind: 'warning', message: `the command did not start: ${joinFailed[1]}` }] };
       const failed = outcome.started && (outcome.signal !== null || outcome.exitCode !== 0);
       // The limit that ended the run: our own CPU kill, an OOM kill or SIGXFSZ that ended it, or a
       // failure after refused forks; every other limit reached is a note.

@@ -48,6 +48,9 @@ const counter = (text: string, key: string) =>
 const pidsIn = (dir: string) => readOr(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Swap is on: an unbounded swap would let the run's memory spill past memory.max. */
+const swapInUse = () => readOr('/proc/swaps').trim().split('\n').length > 1;
+
 /** A reader that re-reads one cgroupfs file through a descriptor opened once. */
 function pinnedReader(path: string): () => string {
   const fd = openSync(path, 'r');
@@ -111,6 +114,8 @@ function createV2(parent: string, limits: LimitsPlan): RunCgroup {
       if (l.name === 'memory') {
         write(dir, 'memory.max', String(l.value));
         if (existsSync(join(dir, 'memory.swap.max'))) write(dir, 'memory.swap.max', '0');
+        else if (swapInUse())
+          throw new Error('memory.swap.max is missing (swap accounting off) while swap is on');
         write(dir, 'memory.oom.group', '1');
       }
     }
@@ -167,6 +172,8 @@ function createV1(v1: NonNullable<CgroupInfo['v1']>, limits: LimitsPlan): RunCgr
         // memory + swap = memory: no swap for the run.
         if (existsSync(join(dirs.memory, 'memory.memsw.limit_in_bytes')))
           write(dirs.memory, 'memory.memsw.limit_in_bytes', String(l.value));
+        else if (swapInUse())
+          throw new Error('memory.memsw.limit_in_bytes is missing (swap accounting off) while swap is on');
       }
     }
   } catch (error) {
