@@ -41,4 +41,5 @@ for (let r = 0; r < rounds; r++)
   for (const [name, argv] of cases) totals.set(name, [...(totals.get(name) ?? []), cpuOf(argv)]);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`${dir}\n${rounds} rounds × ${per} runs, CPU ms per run (median of rounds)`);
-for (const [name] of cases) console.log(`  ${name.padEnd(40)} ${(median(totals.get(name)) * 1000).toFixed(1)}`);
+for (const [name] of cases)
+  console.log(`  ${name.padEnd(40)} ${(median(totals.get(name)) * 1000).toFixed(1)}`);
