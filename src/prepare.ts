@@ -17,6 +17,7 @@ import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
+import { withJobLimits } from './plan/windows/job-limits.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -183,8 +184,9 @@ export function preparePlan(
     host,
     bestEffort: options.bestEffort ?? false,
   });
+  const withJob = limits && built.backend === 'windows' ? withJobLimits(built, limits) : built;
   const plan: Plan = limits
-    ? { ...built, limits, notEnforced: [...built.notEnforced, ...limitsNotEnforced(limits)] }
-    : built;
+    ? { ...withJob, limits, notEnforced: [...withJob.notEnforced, ...limitsNotEnforced(limits)] }
+    : withJob;
   return { command, cwd, host: limitHost, policy, choice, env: envResolved, plan, cache, cacheWarning };
 }

@@ -3,7 +3,8 @@
 //   Linux: pids, memory, cpuTime need a per-run cgroup (host.cgroup); fileSize is RLIMIT_FSIZE.
 //   macOS: fileSize is RLIMIT_FSIZE; RLIMIT_NPROC counts the user's processes, RLIMIT_AS is
 //     address space and RLIMIT_CPU is per process, so pids, memory, cpuTime are not enforced.
-//   Windows: not enforced yet (the job object's limits are not wired in); no per-file limit exists.
+//   Windows: the job object's limits (active processes, job memory, per-job user time); no
+//     per-file limit exists.
 // A limit a built-in profile sets where it has no mechanism is listed as not enforced (the
 // built-in defaults harden; they must not make a profile unusable on a platform); one the user
 // asked for is refused unless bestEffort.
@@ -29,16 +30,17 @@ export interface RequestedLimit {
 
 export type LimitRequest = { readonly [K in LimitName]?: RequestedLimit | undefined };
 
-function mechanismFor(name: LimitName, host: HostInfo): { mechanism: LimitMechanism; reason?: string } {
+function mechanismFor(
+  name: LimitName,
+  host: HostInfo,
+  backend: BackendName,
+): { mechanism: LimitMechanism; reason?: string } {
   if (host.platform === 'win32') {
     if (name === 'fileSize')
       return { mechanism: 'not-enforced', reason: 'Windows has no per-file size limit' };
-    // The job object's limits (JOB_OBJECT_LIMIT_ACTIVE_PROCESS, _JOB_MEMORY, _JOB_TIME) are
-    // not wired into the Windows launcher yet: refused rather than promised.
-    return {
-      mechanism: 'not-enforced',
-      reason: `the job object's ${name === 'pids' ? 'active-process' : name === 'memory' ? 'job-memory' : 'CPU-time'} limit is not implemented in cordon yet`,
-    };
+    return backend === 'windows'
+      ? { mechanism: 'job-object' }
+      : { mechanism: 'not-enforced', reason: `the ${backend} backend has no job object` };
   }
   if (name === 'fileSize') return { mechanism: 'rlimit' };
   if (host.platform === 'darwin')
@@ -74,7 +76,7 @@ export function planLimits(
     const { mechanism, reason } =
       backend === 'none' && name !== 'fileSize' && host.platform !== 'linux'
         ? { mechanism: 'not-enforced' as const, reason: 'no sandbox' }
-        : mechanismFor(name, host);
+        : mechanismFor(name, host, backend);
     if (mechanism === 'not-enforced' && !bestEffort && !asked.builtin)
       throw new CordonError(
         'limit-unenforceable',

@@ -76,7 +76,11 @@ const CASES: Case[] = [
   { name: 'darwin --pids refused', platform: 'darwin', options: { pids: 64 } },
   { name: 'darwin --cpu-time refused', platform: 'darwin', options: { cpuTimeMs: 1000 } },
   { name: 'darwin every limit, --best-effort', platform: 'darwin', options: { ...ALL, bestEffort: true } },
-  { name: 'win32 --pids refused (job limits not wired yet)', platform: 'win32', options: { pids: 64 } },
+  {
+    name: 'win32 --pids, --memory, --cpu-time: the job object',
+    platform: 'win32',
+    options: { pids: 64, memoryBytes: 256 * 1024 ** 2, cpuTimeMs: 1500, bestEffort: true, network: true },
+  },
   { name: 'win32 --file-size refused', platform: 'win32', options: { fileSizeBytes: 1024 } },
   {
     name: 'win32 strict: the built-in file-size default is listed, not refused',
@@ -112,6 +116,12 @@ function render(c: Case): string {
         a!.length > 40 ? `${a!.slice(0, 40)}…` : a,
       );
       lines.push(`join step: ${JSON.stringify(shown)} ...`);
+    }
+    if (plan.backend === 'windows' && plan.limits) {
+      lines.push(
+        `job limits: ${plan.spec.job.limits.names.join(' | ')} = 0x${plan.spec.job.limits.value.toString(16)}`,
+      );
+      lines.push(`job resource limits: ${JSON.stringify(plan.spec.job.resourceLimits ?? null)}`);
     }
     if (!plan.limits) lines.push('no limits');
   } catch (error) {

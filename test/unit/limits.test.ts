@@ -125,3 +125,27 @@ describe('the limits planner', () => {
     expect(formatLimitValue('cpuTime', 1500)).toBe('1.5s');
   });
 });
+
+describe('Windows job limits at launch', () => {
+  it('writes ActiveProcessLimit @40, JobMemoryLimit @120, PerJobUserTimeLimit @8 of the 144-byte structure', async () => {
+    const { writeJobResourceLimits, jobLimitHit } = await import('../../src/backends/windows/job-limits.ts');
+    const view = Buffer.alloc(144);
+    writeJobResourceLimits(view, {
+      activeProcessLimit: 64,
+      jobMemoryLimit: 256 * 1024 ** 2,
+      perJobUserTimeLimit: '15000000',
+    });
+    expect(view.readUInt32LE(40)).toBe(64);
+    expect(view.readBigUInt64LE(120)).toBe(268435456n);
+    expect(view.readBigInt64LE(8)).toBe(15000000n);
+    expect(view.readUInt32LE(16)).toBe(0); // LimitFlags are the launcher's, untouched here
+    const plan = {
+      limits: { limits: [{ name: 'cpuTime', value: 1500, mechanism: 'job-object', source: '--cpu-time' }] },
+    };
+    const outcome = { started: true, exitCode: 1816 };
+    // biome-ignore lint/suspicious/noExplicitAny: partial plan and outcome for the pure check
+    expect(jobLimitHit(plan as any, outcome as any)).toMatchObject({ name: 'cpuTime', value: 1500 });
+    // biome-ignore lint/suspicious/noExplicitAny: as above
+    expect(jobLimitHit(plan as any, { started: true, exitCode: 1 } as any)).toBeUndefined();
+  });
+});
