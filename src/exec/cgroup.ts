@@ -11,6 +11,7 @@ import {
   existsSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   rmdirSync,
@@ -60,6 +61,28 @@ function pinnedReader(path: string): () => string {
   return reader;
 }
 
+/**
+ * Removes empty per-run cgroups left by a cordon that was SIGKILLed (its pid is gone): rmdir
+ * of a cgroup succeeds only when it is empty, so a live run is never touched.
+ */
+function sweepStale(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^cordon-(\d+)-[0-9a-f]{8}$/.exec(name);
+    if (!m || Number(m[1]) === process.pid || existsSync(`/proc/${m[1]}`)) continue;
+    try {
+      rmdirSync(join(parent, name));
+    } catch {
+      // not empty, or raced with another sweeper
+    }
+  }
+}
+
 function runName(): string {
   return `cordon-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
@@ -105,6 +128,7 @@ function createV2(parent: string, limits: LimitsPlan): RunCgroup {
   } catch (error) {
     fail(parent, error);
   }
+  sweepStale(parent);
   const dir = join(parent, runName());
   try {
     mkdirSync(dir, { mode: 0o755 });
@@ -158,6 +182,7 @@ function createV1(v1: NonNullable<CgroupInfo['v1']>, limits: LimitsPlan): RunCgr
     freezer: join(v1.freezer, name),
   };
   const all = Object.values(dirs);
+  for (const parent of Object.values(v1)) sweepStale(parent);
   const made: string[] = [];
   try {
     for (const d of all) {

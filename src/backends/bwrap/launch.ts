@@ -19,11 +19,12 @@ const REPORTER_EXEC_FAILURE =
   /(?:^|\n)cordon: cannot execute [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
 
 export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<LaunchResult> {
+  // The join step runs before bwrap: bwrap and everything it starts are born in the cgroup.
+  // Created first: nothing else is left to undo if it fails.
+  const limits = await startLimits(plan.limits);
   const created = missingPlaceholders(plan);
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
-  // The join step runs before bwrap: bwrap and everything it starts are born in the cgroup.
-  const limits = await startLimits(plan.limits);
   const start = limits ? limits.wrap(plan.executable, plan.args) : plan;
   try {
     outcome = await spawnPlan({

@@ -132,8 +132,16 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
   const selfFsize = ctx.mode.landlock === 'self' && plan.limits !== undefined && !plan.limits.cgroup;
   if (selfFsize && plan.limits?.fileSizeBlocks !== undefined)
     (await import('../../native/linux.ts')).setFileSizeLimit(plan.limits.fileSizeBlocks * 512);
-  const limits = selfFsize ? undefined : await startLimits(plan.limits);
-  const launch = await prepareLandlockLaunch(plan, limits ? 'helper' : ctx.mode.landlock);
+  const joins =
+    !selfFsize && (plan.limits?.cgroup !== undefined || plan.limits?.fileSizeBlocks !== undefined);
+  const launch = await prepareLandlockLaunch(plan, joins ? 'helper' : ctx.mode.landlock);
+  let limits: Awaited<ReturnType<typeof startLimits>>;
+  try {
+    limits = joins ? await startLimits(plan.limits) : undefined;
+  } catch (error) {
+    await launch.cleanup();
+    throw error;
+  }
   const start = limits ? limits.wrap(launch.executable, launch.args) : launch;
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
