@@ -135,6 +135,34 @@ describe.runIf(withCgroup)('resource limits with a per-run cgroup (root)', () =>
     },
   );
 
+  it("a SIGKILLed cordon's empty cgroup is removed by the next run", async () => {
+    const { spawn } = await import('node:child_process');
+    const { CORDON } = await import('../helpers/cli.ts');
+    const ready = join(dir, `ready-${Math.random()}`);
+    const child = spawn(
+      process.execPath,
+      [CORDON, '--pids', '64', '--', 'sh', '-c', `touch ${ready}; exec sleep 30`],
+      {
+        cwd: dir,
+        stdio: 'ignore',
+      },
+    );
+    // Wait until the command runs (bounded by the test's own timeout), then SIGKILL cordon.
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
+    expect(leftoverCgroups().length).toBeGreaterThan(0);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const stale = leftoverCgroups();
+    expect(stale.length).toBeGreaterThan(0); // nobody else removes it
+    // bwrap dies with its parent; the directory stays until the next run sweeps it.
+    const r = await runCli(['--pids', '64', '--', 'true'], { cwd: dir });
+    expect(r.code).toBe(0);
+    for (let i = 0; i < 50 && leftoverCgroups().length > 0; i++) {
+      await runCli(['--pids', '64', '--', 'true'], { cwd: dir });
+    }
+    expect(leftoverCgroups().filter((n) => stale.includes(n))).toEqual([]);
+  }, 30_000);
+
   it('the metadata line names the memory limit, distinct from a plain SIGKILL', async () => {
     const plain = await runCli(['--', 'sh', '-c', 'kill -KILL $$'], { cwd: dir });
     expect(plain.stderr).toContain('killed by SIGKILL');
