@@ -20,6 +20,8 @@ export type CordonErrorCode =
   | 'backend-unavailable'
   | 'no-backend'
   | 'policy-unenforceable'
+  | 'limit-unenforceable'
+  | 'cgroup-failed'
   | 'unsafe-symlink'
   | 'broad-root'
   | 'unsafe-cache'

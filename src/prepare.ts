@@ -6,20 +6,25 @@ import { statSync } from 'node:fs';
 import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
 import { prepareSandboxCache } from './cache/prepare.ts';
 import { CordonError } from './errors.ts';
+import { probeCgroup } from './host/cgroup-probe.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
 import type { HostInfo } from './host/types.ts';
+import { limitsNotEnforced, needsCgroup, planLimits } from './limits/plan.ts';
+import { limitRequest } from './limits/request.ts';
 import { CLEAR_ENV_KEEP } from './options/defaults.ts';
 import type { RunOptions } from './options/types.ts';
 import { buildPlan } from './plan/build.ts';
 import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.ts';
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
+import { withJobLimits } from './plan/windows/job-limits.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
-import { DEFAULT_PROFILE, loadProfile } from './profile/load.ts';
+import { DEFAULT_PROFILE, listBuiltinProfiles, loadProfile } from './profile/load.ts';
+import type { MergedProfile } from './profile/types.ts';
 
 /** What planning reads from the machine; tests and `explain --platform` swap in synthetic hosts. */
 export interface PrepareSeams {
@@ -33,11 +38,14 @@ export interface PrepareSeams {
    * golden tests): no sandbox cache is planned, so nothing is created.
    */
   readonly prepareCache?: ((layout: CacheLayout, uid: number) => string | undefined) | undefined;
+  /** Where per-run cgroups can be created (resource limits); absent: the host's own `cgroup`. */
+  readonly probeCgroup?: ((uid: number) => NonNullable<HostInfo['cgroup']>) | undefined;
 }
 
 export const REAL_SEAMS: PrepareSeams = {
   probe: (needs) => probeHost(needs),
   prepareCache: prepareSandboxCache,
+  probeCgroup,
 };
 
 export interface PreparedRun {
@@ -98,8 +106,10 @@ export function preparePlan(
   let envRequest = { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [] as string[] };
   let cache: CacheLayout | undefined;
   let cacheWarning: string | undefined;
+  let profileLimits: MergedProfile['limits'] | undefined;
   if (request !== 'none') {
     const profile = loadProfile(options.profile ?? DEFAULT_PROFILE, cwd);
+    profileLimits = profile.limits;
     const network = options.network === undefined ? undefined : options.network ? 'on' : 'off';
     cache = planCache(profile.cache, host, cwd, options.env ?? process.env);
     if (cache && !deps.prepareCache) {
@@ -161,7 +171,14 @@ export function preparePlan(
     return v;
   });
   const choice = chooseBackend(request, verdicts, host);
-  const plan = buildPlan({
+  const builtins = listBuiltinProfiles();
+  const limitsAsked = limitRequest(profileLimits, options, (p) => builtins.includes(p));
+  const limitHost =
+    platform === 'linux' && needsCgroup(limitsAsked) && !host.cgroup && deps.probeCgroup
+      ? { ...host, cgroup: deps.probeCgroup(host.uid) }
+      : host;
+  const limits = planLimits(limitsAsked, limitHost, choice.backend, bestEffort);
+  const built = buildPlan({
     backend: choice.backend,
     policy,
     command,
@@ -170,5 +187,9 @@ export function preparePlan(
     host,
     bestEffort: options.bestEffort ?? false,
   });
-  return { command, cwd, host, policy, choice, env: envResolved, plan, cache, cacheWarning };
+  const withJob = limits && built.backend === 'windows' ? withJobLimits(built, limits) : built;
+  const plan: Plan = limits
+    ? { ...withJob, limits, notEnforced: [...withJob.notEnforced, ...limitsNotEnforced(limits)] }
+    : withJob;
+  return { command, cwd, host: limitHost, policy, choice, env: envResolved, plan, cache, cacheWarning };
 }

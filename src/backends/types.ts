@@ -3,6 +3,7 @@
 // wrapper's own failures map to not-found / not-executable; run.ts picks one with an
 // exhaustive switch. Plans carry what a launcher needs as typed data, never argv to re-read.
 import type { SpawnOutcome } from '../exec/spawn.ts';
+import type { LimitHit } from '../limits/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import type { Annotation } from '../result/types.ts';
 
@@ -48,4 +49,6 @@ export interface LaunchResult {
   readonly execFailure?: 'not-found' | 'not-executable' | undefined;
   /** What only this backend knows (Seatbelt's denial log, a nested-sandbox failure). */
   readonly annotations: readonly Annotation[];
+  /** The resource limit that ended the run (backends/limits.ts): status limit-exceeded. */
+  readonly limit?: LimitHit | undefined;
 }

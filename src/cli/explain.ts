@@ -5,8 +5,11 @@
 
 import { prepareSandboxCache } from '../cache/prepare.ts';
 import { isCordonError } from '../errors.ts';
+import { probeCgroup } from '../host/cgroup-probe.ts';
 import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
+import { describeLimits } from '../limits/describe.ts';
+import { JOIN_SHELL } from '../limits/wrap.ts';
 import { describeLandlockFallback } from '../plan/linux/fallback.ts';
 import { describeBwrapUnix } from '../plan/linux/unix-sockets.ts';
 import type { Platform } from '../policy/types.ts';
@@ -32,6 +35,7 @@ export function runExplain(
     : {
         probe: (needs) => probeHost({ ...needs, detailed: true }),
         prepareCache: prepareSandboxCache,
+        probeCgroup,
       };
   // A policy the backend cannot enforce: show the plan --best-effort would run, say that a
   // real run refuses, and exit 125 like the run would.
@@ -40,7 +44,12 @@ export function runExplain(
   try {
     prepared = preparePlan(command, options.run, deps);
   } catch (error) {
-    if (!isCordonError(error) || error.code !== 'policy-unenforceable' || options.run.bestEffort) throw error;
+    if (
+      !isCordonError(error) ||
+      (error.code !== 'policy-unenforceable' && error.code !== 'limit-unenforceable') ||
+      options.run.bestEffort
+    )
+      throw error;
     refusal = error.message;
     prepared = preparePlan(command, { ...options.run, bestEffort: true }, deps);
   }
@@ -74,6 +83,7 @@ export function runExplain(
                 sanitized: prepared.cache.copies,
               }
             : null,
+          limits: plan.limits?.limits ?? [],
           plan,
           ...(refusal ? { refusal } : {}),
         }) satisfies ExplainJson,
@@ -111,11 +121,17 @@ export function runExplain(
   for (const v of choice.verdicts)
     lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
   if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(', ')}`);
+  lines.push(...describeLimits(plan.limits));
   if (plan.notEnforced.length > 0) {
     lines.push('not enforced:');
     for (const n of plan.notEnforced) lines.push(`  ${n.access} ${n.path}: ${n.reason}`);
   }
-  lines.push('plan:', `  executable: ${plan.executable}`, '  args:');
+  lines.push('plan:');
+  if (plan.limits?.cgroup || plan.limits?.fileSizeBlocks !== undefined)
+    lines.push(
+      `  join step: ${JOIN_SHELL} (${[plan.limits.cgroup ? "joins the run's cgroup" : '', plan.limits.fileSizeBlocks !== undefined ? `ulimit -f ${plan.limits.fileSizeBlocks}` : ''].filter(Boolean).join(', ')}), then execs:`,
+    );
+  lines.push(`  executable: ${plan.executable}`, '  args:');
   for (const a of plan.args) lines.push(`    ${JSON.stringify(a)}`);
   if (plan.backend === 'bwrap') lines.push(`  unix sockets: ${describeBwrapUnix(plan)}`);
   if (plan.backend === 'seatbelt')

@@ -125,6 +125,30 @@ export const FLAG_TABLE = {
     kind: 'boolean',
     scope: 'run',
   },
+  pids: {
+    spelling: '--pids <n>',
+    help: 'at most N processes and threads in the run (a cgroup; 0 = none)',
+    kind: 'value',
+    scope: 'run',
+  },
+  memory: {
+    spelling: '--memory <size>',
+    help: 'memory of the whole run, swap bounded (256M, 2GiB; a cgroup; 0 = none)',
+    kind: 'value',
+    scope: 'run',
+  },
+  cpuTime: {
+    spelling: '--cpu-time <duration>',
+    help: 'CPU time of every process of the run together (30s, 10m; a cgroup; 0 = none)',
+    kind: 'value',
+    scope: 'run',
+  },
+  fileSize: {
+    spelling: '--file-size <size>',
+    help: 'the largest file the command may write (10M, 1GiB; RLIMIT_FSIZE; 0 = none)',
+    kind: 'value',
+    scope: 'run',
+  },
   bestEffort: {
     spelling: '--best-effort',
     help: 'enforce what the backend can and list the rules it cannot, instead of refusing',
@@ -174,4 +198,8 @@ export const OPTION_SOURCES: { readonly [K in keyof Required<RunOptions>]: reado
   changes: ['changes'],
   onProgress: null,
   onOutput: null,
+  pids: ['pids'],
+  memoryBytes: ['memory'],
+  cpuTimeMs: ['cpuTime'],
+  fileSizeBytes: ['fileSize'],
 };

@@ -7,6 +7,7 @@ import type { BackendRequest } from '../plan/choose.ts';
 import { BACKEND_NAMES } from '../plan/types.ts';
 import { readEnvFile } from './env-file.ts';
 import type { RawFlags } from './flag-table.ts';
+import { parseLimitFlags } from './limit-flags.ts';
 
 export type { RawFlags } from './flag-table.ts';
 
@@ -84,6 +85,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     bestEffort: flags.bestEffort ?? false,
     reportDenials: (flags.verbose ?? false) || (flags.json ?? false),
     changes: flags.changes ?? false,
+    ...parseLimitFlags(flags),
   };
   return {
     run,

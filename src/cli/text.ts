@@ -1,4 +1,6 @@
 // Text-mode rendering of a RunResult: the metadata line (and, with --verbose, the details).
+
+import { formatLimitValue, limitLabel } from '../limits/types.ts';
 import { formatBytes, formatDuration } from '../options/parse-units.ts';
 import type { RunResult } from '../result/types.ts';
 
@@ -16,6 +18,14 @@ export function renderMetaLine(result: RunResult, timeoutMs: number | undefined)
       break;
     case 'cancelled':
       parts.push(`cancelled (exit ${result.exitStatus})`);
+      break;
+    case 'limit-exceeded':
+      parts.push(
+        result.limit
+          ? `${limitLabel(result.limit.name)} limit ${formatLimitValue(result.limit.name, result.limit.value)} reached`
+          : 'limit reached',
+      );
+      parts.push(result.signal ? `killed (exit ${result.exitStatus})` : `exit ${result.exitStatus}`);
       break;
     case 'not-found':
       parts.push('command not found (exit 127)');

@@ -2,6 +2,7 @@
 // (profile, network, private /tmp, every rule with its source), the backend chosen and why the
 // others were not, and the names of the environment variables dropped. Pure text.
 
+import { describeLimits } from '../limits/describe.ts';
 import { describeSource } from '../policy/types.ts';
 import type { PreparedRun } from '../prepare.ts';
 
@@ -23,6 +24,7 @@ export function renderVerboseHeader(prepared: PreparedRun): string[] {
     if (v.backend !== choice.backend) lines.push(`  not ${v.backend}: ${v.reason}`);
   for (const ne of prepared.plan.notEnforced)
     lines.push(`  not enforced: ${ne.access} ${ne.path} (${ne.reason})`);
+  if (prepared.plan.limits) lines.push(...describeLimits(prepared.plan.limits));
   lines.push(`environment dropped: ${env.dropped.length > 0 ? env.dropped.join(' ') : '(none)'}`);
   return lines.map((l) => `cordon: ${l}\n`);
 }

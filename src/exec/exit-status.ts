@@ -28,6 +28,9 @@ export function toExitStatus(status: RunStatus, exitCode: number | null, signal:
       return EXIT_CORDON_ERROR;
     case 'signaled':
       return 128 + (signal ? signalNumber(signal) : 0);
+    case 'limit-exceeded':
+      // As the kill itself would: 128+N when killed, the command's own code otherwise.
+      return signal ? 128 + signalNumber(signal) : (exitCode ?? EXIT_CORDON_ERROR);
     default:
       return exitCode ?? EXIT_CORDON_ERROR;
   }

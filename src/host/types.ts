@@ -28,6 +28,26 @@ export interface WindowsJobInfo {
   readonly breakawayAllowed: boolean;
 }
 
+/**
+ * Where cordon can create a per-run cgroup (resource limits). cgroup2: one directory under
+ * `parent`; cgroup1 (hybrid hosts whose pids/memory controllers sit on v1 hierarchies): one
+ * directory per controller, each a child of cordon's own cgroup in that hierarchy.
+ */
+export interface CgroupInfo {
+  readonly version: 1 | 2 | 0;
+  readonly usable: boolean;
+  /** Why not, when not usable (names the fix). */
+  readonly reason?: string | undefined;
+  /** cgroup2: the directory per-run cgroups are created in (created on first use). */
+  readonly parent?: string | undefined;
+  /** cgroup1: per controller, cordon's own cgroup directory. */
+  readonly v1?:
+    | { readonly pids: string; readonly memory: string; readonly cpuacct: string; readonly freezer: string }
+    | undefined;
+  /** Swap can be bounded (memory.swap.max / memory.memsw.limit_in_bytes exists). */
+  readonly swap: boolean;
+}
+
 export interface HostInfo {
   readonly platform: Platform;
   readonly arch: string;
@@ -78,6 +98,8 @@ export interface HostInfo {
    * or not root-owned all the way up.
    */
   readonly statusReporter?: string | undefined;
+  /** Linux: the cgroup facts, probed only when a run asks for pids, memory or CPU time. */
+  readonly cgroup?: CgroupInfo | undefined;
   /** Windows: cordon's own job membership (IsProcessInJob); undefined elsewhere and when unknown. */
   readonly windowsJob?: WindowsJobInfo | undefined;
   /** Canonical form: realpath of the longest existing prefix, the rest appended logically. */

@@ -90,3 +90,21 @@ export function createPipe(): [number, number] {
   if (loadLibC().pipe2(fds, O_CLOEXEC) !== 0) throw new Error('pipe2 failed');
   return [fds.readInt32LE(0), fds.readInt32LE(4)];
 }
+
+const RLIMIT_FSIZE = 1;
+const PRLIMIT64: Readonly<Record<string, number>> = { x64: 302, arm64: 261 };
+
+/**
+ * RLIMIT_FSIZE of this process, soft = hard, in bytes (inherited across fork and exec). Used
+ * by the CLI's Landlock self mode, where no unconfined join step can run before the command.
+ */
+export function setFileSizeLimit(bytes: number): void {
+  const nr = PRLIMIT64[process.arch];
+  if (nr === undefined) throw new Error(`prlimit64 number unknown on ${process.arch}`);
+  const libc = loadLibC();
+  const limit = Buffer.alloc(16);
+  limit.writeBigUInt64LE(BigInt(bytes), 0);
+  limit.writeBigUInt64LE(BigInt(bytes), 8);
+  const rc = Number(libc.syscall(nr, 'int', 0, 'int', RLIMIT_FSIZE, 'void *', limit, 'void *', null));
+  if (rc !== 0) throw new Error(`prlimit64(RLIMIT_FSIZE) failed: errno ${libc.errno()}`);
+}

@@ -58,6 +58,17 @@ export interface RunOptions {
   readonly onStart?: ((info: { pid: number; backend: string }) => void) | undefined;
   /** Report what the command created, modified and deleted under the writable roots (RunResult.changes). */
   readonly changes?: boolean | ChangesLimits | undefined;
+  /**
+   * Resource limits (README "Resource limits"); each overrides the profile's `limits:` key, 0
+   * removes it. pids: processes + threads of the run; memoryBytes: RAM (swap bounded to 0);
+   * cpuTimeMs: CPU time of every process of the run together; fileSizeBytes: the largest file
+   * the command may write (RLIMIT_FSIZE). pids, memory and CPU time need a cgroup: without one
+   * they are refused unless bestEffort.
+   */
+  readonly pids?: number | undefined;
+  readonly memoryBytes?: number | undefined;
+  readonly cpuTimeMs?: number | undefined;
+  readonly fileSizeBytes?: number | undefined;
   /** Called as output arrives (total bytes seen on both streams). */
   readonly onProgress?: ((bytesSeen: number) => void) | undefined;
   /**

@@ -74,6 +74,14 @@ const CHECKS: { readonly [K in keyof Required<RunOptions>]: Check } = {
   },
   onProgress: fn,
   onOutput: fn,
+  pids: integer(0, 4_194_304, 'an integer number of processes from 1 to 4194304, or 0 for none'),
+  memoryBytes: integer(0, MAX_OUTPUT_BYTES, 'an integer number of bytes up to 1 TiB, or 0 for none'),
+  cpuTimeMs: integer(
+    0,
+    MAX_TIMEOUT_MS,
+    `an integer number of milliseconds up to ${MAX_TIMEOUT_MS}, or 0 for none`,
+  ),
+  fileSizeBytes: integer(0, MAX_OUTPUT_BYTES, 'an integer number of bytes up to 1 TiB, or 0 for none'),
 };
 
 function distance(a: string, b: string): number {

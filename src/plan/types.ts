@@ -2,6 +2,7 @@
 // (policy, command, HostInfo). exec/ spawns `executable` with `args`; backend-specific
 // fields carry what must happen around the spawn (placeholders to create and remove,
 // a Landlock ruleset to apply in the child).
+import type { LimitsPlan } from '../limits/types.ts';
 import type { SeccompOptions } from './linux/seccomp-bpf.ts';
 import type { UnixSupervisorPlan } from './linux/unix-sockets.ts';
 import type { WindowsSpec } from './windows/spec.ts';
@@ -22,6 +23,8 @@ interface PlanBase {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly notEnforced: readonly NotEnforced[];
+  /** Resource limits and how each is enforced (src/limits/); absent when none is asked for. */
+  readonly limits?: LimitsPlan | undefined;
 }
 
 export interface NonePlan extends PlanBase {

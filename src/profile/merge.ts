@@ -1,6 +1,7 @@
 // Applies an extends chain: parent first, child on top. Filesystem rules accumulate (the
 // resolver's precedence decides between them) except that a child's rule replaces an
 // inherited rule with the same path text; scalars are overridden, env lists union.
+import { LIMIT_NAMES } from '../limits/types.ts';
 import type { CacheMode, MergedProfile, ProfileSpec } from './types.ts';
 
 export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
@@ -12,7 +13,12 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   const keep = new Set<string>();
   const drop = new Set<string>();
   const set: Record<string, string> = {};
+  const limits: { -readonly [K in keyof MergedProfile['limits']]: MergedProfile['limits'][K] } = {};
   for (const spec of chain) {
+    for (const name of LIMIT_NAMES) {
+      const value = spec.limits?.[name];
+      if (value !== undefined) limits[name] = { value, profile: spec.name };
+    }
     if (spec.network !== undefined) network = spec.network;
     if (spec.privateTmp !== undefined) privateTmp = spec.privateTmp;
     if (spec.localBinding !== undefined) localBinding = spec.localBinding;
@@ -42,6 +48,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     localBinding,
     privateTmp,
     cache,
+    limits,
     filesystem,
     env: { keep: [...keep], drop: [...drop], set },
   };

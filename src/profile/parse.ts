@@ -3,6 +3,7 @@
 // are errors: a typo must never silently weaken a sandbox.
 import { CordonError } from '../errors.ts';
 import type { Access } from '../policy/types.ts';
+import { parseProfileLimits } from './limits.ts';
 import {
   CACHE_MODES,
   type CacheMode,
@@ -11,7 +12,16 @@ import {
   type ProfileSpec,
 } from './types.ts';
 
-const TOP_KEYS = ['extends', 'network', 'localBinding', 'privateTmp', 'cache', 'filesystem', 'env'] as const;
+const TOP_KEYS = [
+  'extends',
+  'network',
+  'localBinding',
+  'privateTmp',
+  'cache',
+  'limits',
+  'filesystem',
+  'env',
+] as const;
 const RULE_KEYS = ['path', 'access'] as const;
 const ENV_KEYS = ['keep', 'set', 'drop'] as const;
 const ACCESS_VALUES: readonly Access[] = ['read', 'write', 'none'];
@@ -127,7 +137,7 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
     fail(
       file,
       '',
-      'the top level must be a mapping with extends, network, localBinding, privateTmp, cache, filesystem, env',
+      'the top level must be a mapping with extends, network, localBinding, privateTmp, cache, limits, filesystem, env',
     );
   checkKeys(file, '', data, TOP_KEYS);
   const ext = data['extends'];
@@ -164,6 +174,7 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
     localBinding: localBinding as boolean | undefined,
     privateTmp: privateTmp as boolean | undefined,
     cache: cache as CacheMode | undefined,
+    limits: parseProfileLimits(file, data['limits']),
     filesystem,
     env: parseEnv(file, data['env']),
   };

@@ -1,4 +1,5 @@
 // A profile as written by a user or shipped in profiles/: YAML or JSON, the same parser.
+import type { LimitName, ResourceLimits } from '../limits/types.ts';
 import type { Access, Network } from '../policy/types.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface ProfileSpec {
   readonly localBinding?: boolean | undefined;
   readonly privateTmp?: boolean | undefined;
   readonly cache?: CacheMode | undefined;
+  /** Resource limits (0 = off); a child's key overrides its parent's. */
+  readonly limits?: ResourceLimits | undefined;
   readonly filesystem: readonly ProfileRuleSpec[];
   readonly env: ProfileEnvSpec;
 }
@@ -42,6 +45,8 @@ export interface MergedProfile {
   readonly localBinding: boolean;
   readonly privateTmp: boolean;
   readonly cache: CacheMode;
+  /** Each limit with the profile that set it (0 = off). */
+  readonly limits: { readonly [K in LimitName]?: { readonly value: number; readonly profile: string } };
   readonly filesystem: readonly ProfileRuleSpec[];
   readonly env: ProfileEnvSpec;
 }

@@ -88,10 +88,11 @@ export function cacheSummary(prepared: PreparedRun): CacheSummary | null {
 export function buildResult(input: ResultInput): RunResult {
   const { prepared, launch } = input;
   const { outcome } = launch;
-  const status = classifyOutcome(outcome, launch.execFailure);
+  const status = classifyOutcome(outcome, launch.execFailure, launch.limit !== undefined);
   const annotations = runAnnotations(input, status);
   const rendered = renderStreams(outcome.stdout, withAnnotations(outcome.stderr, annotations), input.budget);
-  const exitCode = status === 'exited' ? outcome.exitCode : null;
+  const exitCode =
+    status === 'exited' || (status === 'limit-exceeded' && !outcome.signal) ? outcome.exitCode : null;
   return {
     version: RESULT_SCHEMA_VERSION,
     command: [...prepared.command],
@@ -122,6 +123,13 @@ export function buildResult(input: ResultInput): RunResult {
     cache: cacheSummary(prepared),
     annotations,
     notEnforced: prepared.plan.notEnforced,
+    limits: (prepared.plan.limits?.limits ?? []).map((l) => ({
+      name: l.name,
+      value: l.value,
+      mechanism: l.mechanism,
+      source: l.source,
+    })),
+    limit: launch.limit ?? null,
     ...(input.changes ? { changes: input.changes } : {}),
   };
 }

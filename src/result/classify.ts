@@ -7,11 +7,13 @@ import type { RunStatus } from './types.ts';
 export function classifyOutcome(
   outcome: SpawnOutcome,
   execFailure: 'not-found' | 'not-executable' | undefined,
+  limitHit = false,
 ): RunStatus {
   if (!outcome.started) {
     if (outcome.cancelled) return 'cancelled';
     return outcome.failure ?? 'spawn-failed';
   }
+  if (limitHit) return 'limit-exceeded';
   if (outcome.timedOut) return 'timed-out';
   if (outcome.cancelled) return 'cancelled';
   if (outcome.signal) return 'signaled';

@@ -1,6 +1,8 @@
 // Every JSON document cordon prints or writes, typed, and stamped from the one schema version:
 // the run result (types.ts), the --report progress records, explain, doctor, cache, and the
 // error object. Pure.
+
+import type { PlannedLimit } from '../limits/types.ts';
 import { RESULT_SCHEMA_VERSION } from '../options/defaults.ts';
 import type { BackendName, Plan } from '../plan/types.ts';
 
@@ -49,6 +51,7 @@ export type ExplainJson = Versioned<{
     readonly redirects: readonly unknown[];
     readonly sanitized: readonly unknown[];
   } | null;
+  readonly limits: readonly PlannedLimit[];
   readonly plan: Plan;
   readonly refusal?: string | undefined;
 }>;

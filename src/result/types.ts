@@ -1,12 +1,14 @@
 // RunResult: everything a run produced, as data. The CLI turns it into text or JSON and an
 // exit status; the library returns it. Schema changes bump RESULT_SCHEMA_VERSION.
 import type { ChangeReport } from '../changes/types.ts';
+import type { LimitHit, LimitMechanism, LimitName } from '../limits/types.ts';
 import type { NotEnforced } from '../plan/types.ts';
 
 export type RunStatus =
   | 'exited'
   | 'signaled'
   | 'timed-out'
+  | 'limit-exceeded'
   | 'cancelled'
   | 'not-found'
   | 'not-executable'
@@ -68,6 +70,10 @@ export interface RunResult {
   readonly cache: CacheSummary | null;
   readonly annotations: readonly Annotation[];
   readonly notEnforced: readonly NotEnforced[];
+  /** Every resource limit of the run and the mechanism that enforced it ([] when none). */
+  readonly limits: readonly { name: LimitName; value: number; mechanism: LimitMechanism; source: string }[];
+  /** The limit that ended the run (status limit-exceeded), else null. */
+  readonly limit: LimitHit | null;
   /** With the changes option: what the command created, modified and deleted. */
   readonly changes?: ChangeReport | undefined;
 }

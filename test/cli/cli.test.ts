@@ -134,6 +134,8 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
         'durationMs',
         'exitCode',
         'exitStatus',
+        'limit',
+        'limits',
         'notEnforced',
         'profile',
         'signal',
@@ -248,16 +250,25 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
     }
   });
 
-  it('if cordon is SIGKILLed, its command dies too (parent-death signal)', async () => {
-    const marker = uniqueMarker();
-    const child = spawn(process.execPath, [CORDON, '--backend', 'none', '--', 'sleep', marker], {
-      stdio: 'ignore',
-    });
-    await waitFor(() => findProcesses(`sleep ${marker}`).length === 1);
-    child.kill('SIGKILL');
-    await waitFor(() => findProcesses(`sleep ${marker}`).length === 0);
-    expect(findProcesses(`sleep ${marker}`)).toEqual([]);
-  });
+  const sigkillBackends = [
+    'none',
+    ...(spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true']).status === 0 ? ['bwrap'] : []),
+  ];
+  it.each(sigkillBackends)(
+    'if cordon is SIGKILLed, its command dies too (parent-death signal, %s)',
+    async (backend) => {
+      const marker = uniqueMarker();
+      const child = spawn(process.execPath, [CORDON, '--backend', backend, '--', 'sleep', marker], {
+        stdio: 'ignore',
+        cwd: makeTempDir('cordon-sigkill-', '/var/tmp'),
+      });
+      await waitFor(() => findProcesses(`sleep ${marker}`).length === 1);
+      child.kill('SIGKILL');
+      await waitFor(() => findProcesses(`sleep ${marker}`).length === 0);
+      // bwrap: the unix-socket supervisor between cordon and bwrap must die with cordon too.
+      expect(findProcesses(`sleep ${marker}`)).toEqual([]);
+    },
+  );
 
   it('--report writes a 0600 file: running at start, the result at the end', async () => {
     const dir = makeTempDir();

@@ -52,6 +52,8 @@ const common = {
   droppedEnv: [],
   cache: null,
   notEnforced: [],
+  limits: [],
+  limit: null,
 };
 
 describe('result builder', () => {

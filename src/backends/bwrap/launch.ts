@@ -4,6 +4,7 @@
 import { spawnPlan } from '../../exec/spawn.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
+import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
@@ -19,15 +20,20 @@ const REPORTER_EXEC_FAILURE =
   /(?:^|\n)cordon: cannot execute [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
 
 export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<LaunchResult> {
+  // The join step runs before bwrap: bwrap and everything it starts are born in the cgroup.
+  // Created first: nothing else is left to undo if it fails.
+  const limits = await startLimits(plan.limits);
   const created = missingPlaceholders(plan);
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
   // With the unix-socket supervisor, it is started in bwrap's place and bwrap is its child.
   const supervised = prepareBwrapLaunch(plan);
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
+  const inner = supervised ?? plan;
+  const start = limits ? limits.wrap(inner.executable, inner.args) : inner;
   try {
     outcome = await spawnPlan({
-      executable: supervised?.executable ?? plan.executable,
-      args: supervised?.args ?? plan.args,
+      executable: start.executable,
+      args: start.args,
       env: supervised?.env ?? plan.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
@@ -50,6 +56,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
     await supervised?.cleanup();
   }
   const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
+  const verdict = await limits?.finish(reported.outcome);
   const { exitCode } = reported.outcome;
   const execFailure = !reported.outcome.started
     ? undefined
@@ -58,5 +65,10 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       : status && (exitCode === 126 || exitCode === 127)
         ? matchExecFailure(outcome.stderr, REPORTER_EXEC_FAILURE, 'No such file or directory')
         : undefined;
-  return { outcome: reported.outcome, execFailure, annotations: reported.annotations };
+  return {
+    outcome: reported.outcome,
+    execFailure,
+    annotations: [...reported.annotations, ...(verdict?.annotations ?? [])],
+    limit: verdict?.limit,
+  };
 }

@@ -57,6 +57,7 @@ export function prepareBwrapLaunch(plan: BwrapPlan): BwrapLaunch | undefined {
     // Passed straight through: the masks' data descriptors, the seccomp program, the status pipe.
     dataFds:
       plan.dataFds + (plan.seccompProgram === undefined ? 0 : 1) + (plan.statusFd === undefined ? 0 : 1),
+    parentPid: process.pid,
   };
   return {
     executable: process.execPath,

@@ -12,7 +12,11 @@
 import { spawn } from 'node:child_process';
 import { statSync, writeSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { setParentDeathSignal } from '../../native/landlock.ts';
 import { createPipe } from '../../native/linux.ts';
+
+const SIGKILL = 9;
+
 import { dropThreadCapabilities, installListenerFilter } from '../../native/seccomp-notify.ts';
 import { buildUnixFilter, isUnixFilterArch } from '../../plan/linux/unix-filter.ts';
 import { decodeHelperEnv } from '../landlock/launch.ts';
@@ -23,6 +27,8 @@ export interface UnixHelperSpec {
   /** Host paths of sockets the command may connect to (--allow-unix), canonical. */
   readonly allow: readonly string[];
   readonly dataFds: number;
+  /** cordon's pid: this process dies with it (PR_SET_PDEATHSIG), and refuses to start if it is gone. */
+  readonly parentPid: number;
 }
 
 function die(message: string, code: number): never {
@@ -49,6 +55,10 @@ async function main(argv: readonly string[]): Promise<void> {
   if (argv.length < 3 || argv[1] !== '--') die('usage: unix-supervisor SPEC -- BWRAP ARG...', 125);
   const spec = JSON.parse(argv[0]!) as UnixHelperSpec;
   const command = argv.slice(2);
+  // Die with cordon (bwrap's --die-with-parent then takes the sandbox down), and do not start
+  // at all if cordon died before the signal was armed.
+  setParentDeathSignal(SIGKILL);
+  if (process.ppid !== spec.parentPid) die('cordon exited before the supervisor started', 125);
   if (!isUnixFilterArch(process.arch)) die(`no seccomp filter for ${process.arch}`, 125);
   const allowed: string[] = [];
   for (const path of spec.allow) {

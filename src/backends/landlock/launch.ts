@@ -16,6 +16,7 @@ import type { ConfineSpec } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
+import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { createRunCgroup } from './cgroup.ts';
 
@@ -77,7 +78,10 @@ export function toConfineSpec(plan: LandlockPlan, privateTmp: string | undefined
   };
 }
 
-export async function prepareLandlockLaunch(plan: LandlockPlan): Promise<LandlockLaunch> {
+export async function prepareLandlockLaunch(
+  plan: LandlockPlan,
+  options: { readonly runCgroup?: boolean } = {},
+): Promise<LandlockLaunch> {
   let privateTmp: string | undefined;
   if (plan.privateTmp) {
     privateTmp = await mkdtemp(join(plan.privateTmp.parent, plan.privateTmp.prefix));
@@ -86,7 +90,7 @@ export async function prepareLandlockLaunch(plan: LandlockPlan): Promise<Landloc
   const env = privateTmp ? { ...plan.env, TMPDIR: privateTmp } : { ...plan.env };
   // Everything the command starts stays in this cgroup and is killed with it (where cordon may
   // create one: see cgroup.ts); the helper joins it before confining itself.
-  const cgroup = createRunCgroup();
+  const cgroup = options.runCgroup === false ? undefined : createRunCgroup();
   const cleanup = async () => {
     await cgroup?.kill();
     if (privateTmp) await rm(privateTmp, { recursive: true, force: true }).catch(() => {});
@@ -109,12 +113,24 @@ export async function prepareLandlockLaunch(plan: LandlockPlan): Promise<Landloc
 const LANDLOCK_EXEC_FAILURE = /(?:^|\n)cordon-landlock: execve [^\n]*: (ENOENT|EACCES|ENOEXEC|EISDIR)\n?$/;
 
 export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Promise<LaunchResult> {
-  const launch = await prepareLandlockLaunch(plan);
+  // Limits: the join step (limits/wrap.ts) runs before the helper, so the helper and the command
+  // are born in the limits cgroup, which then also ends the run (no separate run cgroup: the
+  // helper joining one would leave the limits cgroup).
+  const joins = plan.limits?.cgroup !== undefined || plan.limits?.fileSizeBlocks !== undefined;
+  const launch = await prepareLandlockLaunch(plan, { runCgroup: plan.limits?.cgroup === undefined });
+  let limits: Awaited<ReturnType<typeof startLimits>>;
+  try {
+    limits = joins ? await startLimits(plan.limits) : undefined;
+  } catch (error) {
+    await launch.cleanup();
+    throw error;
+  }
+  const start = limits ? limits.wrap(launch.executable, launch.args) : launch;
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
     outcome = await spawnPlan({
-      executable: launch.executable,
-      args: launch.args,
+      executable: start.executable,
+      args: start.args,
       env: launch.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
@@ -131,12 +147,14 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
   } finally {
     await launch.cleanup();
   }
+  const verdict = limits ? await limits.finish(outcome) : undefined;
   return {
     outcome,
     execFailure:
       outcome.started && (outcome.exitCode === 127 || outcome.exitCode === 126)
         ? matchExecFailure(outcome.stderr, LANDLOCK_EXEC_FAILURE, 'ENOENT')
         : undefined,
-    annotations: [],
+    annotations: verdict?.annotations ?? [],
+    limit: verdict?.limit,
   };
 }

@@ -4,6 +4,7 @@
 import { spawnPlan } from '../../exec/spawn.ts';
 import type { SeatbeltPlan } from '../../plan/types.ts';
 import type { Annotation } from '../../result/types.ts';
+import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { startSeatbeltLog } from './log.ts';
 import { prepareSeatbeltTmp } from './tmp.ts';
@@ -21,10 +22,13 @@ export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext)
   const denialLog = ctx.reportDenials ? await startSeatbeltLog() : undefined;
   let denials: SeatbeltViolation[] = [];
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
+  // RLIMIT_FSIZE: the join step sets it before sandbox-exec starts (no cgroup on macOS).
+  const limits = await startLimits(plan.limits);
+  const start = limits ? limits.wrap(plan.executable, plan.args) : plan;
   try {
     outcome = await spawnPlan({
-      executable: plan.executable,
-      args: plan.args,
+      executable: start.executable,
+      args: start.args,
       env: plan.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
@@ -48,5 +52,7 @@ export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext)
   }
   const policy = ctx.policy;
   if (policy) for (const v of selectViolations(denials)) annotations.push(renderViolation(v, policy));
-  return { outcome, annotations };
+  const verdict = await limits?.finish(outcome);
+  if (verdict) annotations.push(...verdict.annotations);
+  return { outcome, annotations, limit: verdict?.limit };
 }

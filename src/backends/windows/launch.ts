@@ -12,6 +12,7 @@
 //      terminated so leftovers die and the pipes close
 //   6. cleanup: handles, desktop, placeholders still empty, the private temp dir
 // Verified only for plumbing under Wine (docs/windows.md); Wine enforces no token or ACL.
+
 import { win32 as winPath } from 'node:path';
 import { CordonError } from '../../errors.ts';
 import { StreamCollector } from '../../exec/collector.ts';
@@ -25,6 +26,7 @@ import { buildBatchCommandLine } from '../../plan/windows/command-line.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import type { AceResult } from './acl.ts';
 import { auditWorldWritable } from './audit.ts';
+import { jobLimitHit } from './job-limits.ts';
 import { type Cleanup, prepareFiles, refuseNetworkDrives } from './prepare-files.ts';
 import { resolveWindowsProgram } from './resolve-program.ts';
 import { startInJob, TERMINATED_EXIT } from './start-process.ts';
@@ -190,6 +192,7 @@ export async function launchWindowsPlan(
         creationFlags: plan.spec.process.creationFlags.value,
         jobLimits: plan.spec.job.limits.value,
         uiRestrictions: plan.spec.job.uiRestrictions.value,
+        resourceLimits: plan.spec.job.resourceLimits,
       },
       cleanups,
     );
@@ -262,5 +265,5 @@ export async function launchWindows(plan: WindowsPlan, ctx: LaunchContext): Prom
     onOutput: ctx.onOutput,
     hostEnv: ctx.hostEnv,
   });
-  return { outcome, annotations: [] };
+  return { outcome, annotations: [], limit: jobLimitHit(plan, outcome) };
 }

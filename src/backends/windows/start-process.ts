@@ -18,6 +18,7 @@ import {
   Win32Error,
 } from '../../native/win32.ts';
 import { sortedEnvBlock } from '../../plan/windows/env.ts';
+import { type WindowsJobResourceLimits, writeJobResourceLimits } from './job-limits.ts';
 import type { Cleanup } from './prepare-files.ts';
 import { fillSddl, securityDescriptorFromSddl } from './token.ts';
 
@@ -47,6 +48,8 @@ export interface StartInput {
   readonly creationFlags: number;
   readonly jobLimits: number;
   readonly uiRestrictions: number;
+  /** The plan's spec.job.resourceLimits (written into the extended limit information). */
+  readonly resourceLimits?: WindowsJobResourceLimits | undefined;
 }
 
 export type Started =
@@ -177,6 +180,7 @@ export function startInJob(w: Win32, input: StartInput, cleanups: Cleanup[]): St
   const limits = allocBytes(w, 144);
   cleanups.push(() => freeBytes(w, limits.ptr));
   limits.view.writeUInt32LE(input.jobLimits, 16);
+  writeJobResourceLimits(limits.view, input.resourceLimits);
   check(
     w,
     'SetInformationJobObject(ExtendedLimit)',

@@ -69,6 +69,9 @@ export function rightsMask(names: readonly FileRightName[]): number {
 export const INHERIT_CONTAINERS_AND_OBJECTS = 0x3;
 
 export const JOB_LIMITS = {
+  JOB_OBJECT_LIMIT_JOB_TIME: 0x4,
+  JOB_OBJECT_LIMIT_ACTIVE_PROCESS: 0x8,
+  JOB_OBJECT_LIMIT_JOB_MEMORY: 0x200,
   JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION: 0x400,
   JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: 0x2000,
 } as const;
@@ -175,6 +178,20 @@ export interface WindowsSpec {
     /** 'own': cordon is in no job; 'breakaway': the child leaves cordon's job; 'nested': it cannot. */
     readonly placement: 'own' | 'breakaway' | 'nested';
     readonly limits: NamedMask;
+    /**
+     * Resource limits (JOBOBJECT_EXTENDED_LIMIT_INFORMATION fields), present with --pids /
+     * --memory / --cpu-time: ActiveProcessLimit (processes, not threads), JobMemoryLimit
+     * (committed bytes of the whole job: an allocation past it fails), PerJobUserTimeLimit
+     * (user-mode time of the whole job in 100 ns units, as a decimal string; past it every
+     * process is terminated with ERROR_NOT_ENOUGH_QUOTA).
+     */
+    readonly resourceLimits?:
+      | {
+          readonly activeProcessLimit?: number | undefined;
+          readonly jobMemoryLimit?: number | undefined;
+          readonly perJobUserTimeLimit?: string | undefined;
+        }
+      | undefined;
     /** Empty when nested: a job inside another job cannot carry UI limits (AssignProcessToJobObject). */
     readonly uiRestrictions: NamedMask;
     readonly onTimeout: 'TerminateJobObject';
