@@ -1,20 +1,13 @@
-// Escape battery against real bubblewrap, as root and as uid 65534. Every test attempts the
+// What only bubblewrap does (profiles, masks, .git protection, network), as root and uid 65534;
+// the escapes every Linux backend must hold are in escape-battery.test.ts. Every test attempts the
 // escape for real and checks the HOST side: the file outside is unchanged, nothing was left.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BATTERY_USERS,
-  type CliResult,
-  CORDON,
-  isLinux,
-  isRoot,
-  runCli,
-  skippedNobodyLane,
-} from '../helpers/cli.ts';
+import { BATTERY_USERS, type CliResult, isLinux, isRoot, runCli, skippedNobodyLane } from '../helpers/cli.ts';
 import { chownTo, type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
 
 function bwrapUsable(): boolean {
@@ -44,23 +37,6 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
   });
   afterAll(() => {
     rmSync(fx.base, { recursive: true, force: true });
-  });
-
-  it('writes inside the workspace are allowed and land on the host', async () => {
-    const r = await sh('echo made > new.txt && mkdir -p d/e && echo deep > d/e/f');
-    expect(r.code).toBe(0);
-    expect(readFileSync(join(fx.ws, 'new.txt'), 'utf8')).toBe('made\n');
-    expect(readFileSync(join(fx.ws, 'd/e/f'), 'utf8')).toBe('deep\n');
-  });
-
-  it('writes outside the workspace are denied', async () => {
-    const before = snapshotTree(fx.outside);
-    const r = await sh(
-      `echo pwned > ${fx.victim}; echo pwned > ${fx.outside}/new; mkdir ${fx.outside}/d; rm -f ${fx.victim}; echo done`,
-    );
-    expect(r.stdout).toBe('done\n');
-    expect(r.stderr).toMatch(/Read-only file system|Permission denied/);
-    expect(snapshotTree(fx.outside)).toEqual(before);
   });
 
   it('--profile read-only: the workspace is not writable', async () => {
@@ -149,17 +125,6 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
   });
 
-  it('a symlink or a hardlink in the workspace cannot be used to write outside', async () => {
-    const link = join(fx.ws, 'link-to-victim');
-    symlinkSync(fx.victim, link);
-    chownTo(uid);
-    const r = await sh(
-      `echo pwned > link-to-victim; ln ${fx.victim} hard; echo pwned >> hard; ln -s ${fx.victim} link2; echo pwned > link2; echo done`,
-    );
-    expect(r.stdout).toBe('done\n');
-    expect(readFileSync(fx.victim, 'utf8')).toBe('original\n');
-  });
-
   it('--deny hides a directory and a file inside the workspace and blocks writes', async () => {
     writeFileSync(join(fx.ws, '.env'), 'API_KEY=1\n');
     chownTo(uid, join(fx.ws, '.env'));
@@ -202,79 +167,6 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     expect(r.stderr).not.toContain('hidden\n');
     expect(readFileSync(join(fx.ws, 'a/b/new.txt'), 'utf8')).toBe('ok\n');
     expect(existsSync(join(fx.ws, 'a/new.txt'))).toBe(false);
-  });
-
-  it('environment variables cordon drops are not readable anywhere, bwrap init included', async () => {
-    const r = await cordon(
-      [
-        '--',
-        'sh',
-        '-c',
-        'cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c sekrit-value; true',
-      ],
-      { GITHUB_TOKEN: 'sekrit-value' },
-    );
-    expect(r.stdout.trim()).toBe('0');
-  });
-
-  it('/proc/sys is read-only and remounting / read-write fails', async () => {
-    const before = snapshotTree(fx.outside);
-    const r = await sh(
-      `echo 1 > /proc/sys/kernel/sysrq; mount -o remount,rw /; mount -o remount,bind,rw /; echo pwned > ${fx.victim}; echo done`,
-    );
-    expect(r.stdout).toBe('done\n');
-    expect(snapshotTree(fx.outside)).toEqual(before);
-  });
-
-  it('a host process cannot be signalled or inspected', async () => {
-    const victim = spawn('sleep', ['60'], { stdio: 'ignore' });
-    try {
-      const r = await sh(`kill -9 ${victim.pid}; cat /proc/${victim.pid}/environ; echo done`);
-      expect(r.stdout).toBe('done\n');
-      expect(victim.exitCode).toBeNull();
-      expect(victim.signalCode).toBeNull();
-      expect(existsSync(`/proc/${victim.pid}`)).toBe(true);
-    } finally {
-      victim.kill('SIGKILL');
-    }
-  });
-
-  it('an inherited directory descriptor does not reach the command', async () => {
-    const dirFd = openSync(fx.outside, 'r');
-    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const args = [
-        '--backend',
-        'bwrap',
-        '-q',
-        '--',
-        'sh',
-        '-c',
-        `ls /proc/self/fd; echo pwned > /proc/self/fd/3/planted; echo done`,
-      ];
-      const full =
-        uid === undefined
-          ? [NODE, CORDON, ...args]
-          : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', NODE, CORDON, ...args];
-      const child = spawn(full[0]!, full.slice(1), {
-        cwd: fx.ws,
-        stdio: ['ignore', 'pipe', 'pipe', dirFd],
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home },
-      });
-      let out = '';
-      child.stdout!.on('data', (c) => {
-        out += c;
-      });
-      child.on('close', (code) => resolve({ code, out }));
-    });
-    expect(result.out.endsWith('done\n')).toBe(true);
-    expect(existsSync(join(fx.outside, 'planted'))).toBe(false);
-  });
-
-  it('a missing or non-executable command gives 127 or 126 through bwrap', async () => {
-    expect((await cordon(['--', 'cordon-missing-command'])).code).toBe(127);
-    writeFileSync(join(fx.ws, 'plain.sh'), 'echo hi\n', { mode: 0o644 });
-    chownTo(uid, join(fx.ws, 'plain.sh'));
-    expect((await cordon(['--', './plain.sh'])).code).toBe(126);
   });
 
   describe('network', () => {
@@ -343,11 +235,5 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     } finally {
       server.close();
     }
-  });
-
-  it('leaves no placeholder or mount point behind in the workspace', async () => {
-    await sh('true', ['--deny', 'missing-secret']);
-    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
-    expect(existsSync(join(fx.ws, 'missing-secret'))).toBe(false);
   });
 });

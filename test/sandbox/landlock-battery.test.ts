@@ -1,24 +1,17 @@
-// The bubblewrap escape battery (test/sandbox/bwrap.test.ts), run against the Landlock
+// What Landlock does differently from bubblewrap (the shared escapes are in escape-battery.test.ts),
+// run against the Landlock
 // backend as root and as uid 65534. Where Landlock can express the policy the host-side
 // outcome must be the same; where it can't (read-only .git/.cordon, --deny inside the
 // workspace, credential denies) the run must be refused with 125 and nothing run — then the
 // --best-effort form is checked for what it still enforces. Host side checked every time.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeLandlockAbi } from '../../src/native/landlock.ts';
-import {
-  BATTERY_USERS,
-  type CliResult,
-  CORDON,
-  isLinux,
-  isRoot,
-  runCli,
-  skippedNobodyLane,
-} from '../helpers/cli.ts';
+import { BATTERY_USERS, type CliResult, isLinux, isRoot, runCli, skippedNobodyLane } from '../helpers/cli.ts';
 import { type Fixture, makeFixture, snapshotTree } from '../helpers/sandbox.ts';
 
 function landlockAbi(): number {
@@ -69,17 +62,6 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
     expect(readFileSync(join(fx.ws, 'd/e/f'), 'utf8')).toBe('deep\n');
   });
 
-  it('writes outside the workspace are denied', async () => {
-    const before = snapshotTree(fx.outside);
-    const r = await sh(
-      `echo pwned > ${fx.victim}; echo pwned > ${fx.outside}/new; mkdir ${fx.outside}/d; rm -f ${fx.victim}; echo done`,
-      be,
-    );
-    expect(r.stdout).toBe('done\n');
-    expect(r.stderr).toMatch(/Permission denied/);
-    expect(snapshotTree(fx.outside)).toEqual(before);
-  });
-
   it('.git / .cordon / a gitdir target read-only: refused, naming them', async () => {
     const before = snapshotTree(join(fx.ws, '.git'));
     refused(
@@ -99,101 +81,12 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
     expect(r.stderr).toMatch(/gitdir target|\.git/);
   });
 
-  it('a symlink or a hardlink in the workspace cannot be used to write outside', async () => {
-    symlinkSync(fx.victim, join(fx.ws, 'link-to-victim'));
-    const r = await sh(
-      `echo pwned > link-to-victim; ln ${fx.victim} hard; echo pwned >> hard; ln -s ${fx.victim} link2; echo pwned > link2; echo done`,
-      be,
-    );
-    expect(r.stdout).toBe('done\n');
-    expect(readFileSync(fx.victim, 'utf8')).toBe('original\n');
-  });
-
   it('--deny inside the workspace, credential stores and a nested reopen are refused, naming the rule', async () => {
     refused(await cordon(['--deny', 'secret', '--', 'cat', 'secret/key']), `${fx.ws}/secret`);
     refused(await cordon(['--deny', 'a', '--write', 'a/b', '--', 'true']), `${fx.ws}/a`);
     const creds = await sh('cat ~/.ssh/id_ed25519');
     refused(creds);
     expect(creds.stderr).not.toContain('PRIVATE KEY');
-  });
-
-  it('environment variables cordon drops are not readable anywhere, the CLI included', async () => {
-    const r = await cordon(
-      [
-        ...be,
-        '--',
-        'sh',
-        '-c',
-        'cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c sekrit-value; true',
-      ],
-      { GITHUB_TOKEN: 'sekrit-value' },
-    );
-    expect(r.stdout.trim()).toBe('0');
-  });
-
-  it('/proc/sys is read-only and remounting / read-write fails', async () => {
-    const before = snapshotTree(fx.outside);
-    const domain = readFileSync('/proc/sys/kernel/domainname', 'utf8');
-    const r = await sh(
-      `echo cordon-test > /proc/sys/kernel/domainname; mount -o remount,rw /; mount -o remount,bind,rw /; echo pwned > ${fx.victim}; echo done`,
-      be,
-    );
-    expect(r.stdout).toBe('done\n');
-    expect(readFileSync('/proc/sys/kernel/domainname', 'utf8')).toBe(domain);
-    expect(snapshotTree(fx.outside)).toEqual(before);
-  });
-
-  it.runIf(abi >= 6)('a host process cannot be signalled or inspected', async () => {
-    const victim = spawn('sleep', ['60'], { stdio: 'ignore' });
-    try {
-      const r = await sh(`kill -9 ${victim.pid}; cat /proc/${victim.pid}/environ; echo done`, be);
-      expect(r.stdout).toBe('done\n');
-      expect(victim.exitCode).toBeNull();
-      expect(existsSync(`/proc/${victim.pid}`)).toBe(true);
-    } finally {
-      victim.kill('SIGKILL');
-    }
-  });
-
-  it('an inherited directory descriptor does not reach the command', async () => {
-    const dirFd = openSync(fx.outside, 'r');
-    const out = await new Promise<string>((resolve) => {
-      const args = [
-        '--backend',
-        'landlock',
-        '-q',
-        '--best-effort',
-        '--',
-        'sh',
-        '-c',
-        'echo pwned > /proc/self/fd/3/planted; echo done',
-      ];
-      const full =
-        uid === undefined
-          ? [NODE, CORDON, ...args]
-          : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', NODE, CORDON, ...args];
-      const child = spawn(full[0]!, full.slice(1), {
-        cwd: fx.ws,
-        stdio: ['ignore', 'pipe', 'pipe', dirFd],
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: fx.home },
-      });
-      let text = '';
-      child.stdout!.on('data', (c) => {
-        text += c;
-      });
-      child.on('close', () => resolve(text));
-    });
-    expect(out.endsWith('done\n')).toBe(true);
-    expect(existsSync(join(fx.outside, 'planted'))).toBe(false);
-  });
-
-  it('a missing or non-executable command gives 127 or 126, with and without --report', async () => {
-    writeFileSync(join(fx.ws, 'plain.sh'), 'echo hi\n', { mode: 0o644 });
-    const report = ['--report', join(fx.outside, `r-${uid ?? 0}.json`)];
-    for (const extra of [[], report]) {
-      expect((await cordon([...be, ...extra, '--', 'cordon-missing-command'])).code).toBe(127);
-      expect((await cordon([...be, ...extra, '--', './plain.sh'])).code).toBe(126);
-    }
   });
 
   it('network off: TCP, UDP and DNS to the host fail; --net allows them', async () => {
@@ -252,14 +145,5 @@ describe.runIf(abi > 0 && isRoot).each(users)('Landlock escape battery as %s', (
     } finally {
       server.close();
     }
-  });
-
-  it('leaves nothing behind in the workspace or the temp dir', async () => {
-    const r = await sh('echo x > $TMPDIR/f; echo $TMPDIR', [...be, '--deny', 'missing-secret']);
-    const tmp = r.stdout.trim();
-    expect(tmp).toMatch(/^\/tmp\/cordon-tmp-/);
-    expect(existsSync(tmp)).toBe(false);
-    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
-    expect(existsSync(join(fx.ws, 'missing-secret'))).toBe(false);
   });
 });
