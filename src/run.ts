@@ -37,7 +37,7 @@ import { renderStreams } from './render/budget.ts';
 import type { Annotation, RunResult, RunStatus } from './result/types.ts';
 
 export interface RunDeps {
-  readonly probe: (needs: { bwrap: boolean; landlock: boolean }) => HostInfo;
+  readonly probe: (needs: { bwrap: boolean; landlock: boolean; cwd?: string | undefined }) => HostInfo;
   /** The calling process is a child subreaper (the CLI); the library's host program is not. */
   readonly subreaper: boolean;
   /** Plan for another OS (explain --platform): no real cwd check, the synthetic host's cwd. */
@@ -111,6 +111,7 @@ export function preparePlan(
   const probed = deps.probe({
     bwrap: platform === 'linux' && (request === 'auto' || request === 'bwrap'),
     landlock: platform === 'linux' && request === 'landlock',
+    cwd,
   });
   const host =
     platform === 'linux' && request === 'auto' && !probed.bwrap?.usable && probed.landlock === undefined

@@ -1,7 +1,8 @@
 // `cordon doctor`: for this machine, which backends can enforce which parts of a policy, the
 // probe behind each answer, and for each missing piece the command that fixes it.
 import { readFileSync } from 'node:fs';
-import { probeHost } from '../host/probe.ts';
+import { BWRAP_SYSTEM_PATHS, findBwrap } from '../host/bwrap-find.ts';
+import { bwrapWritableGuess, probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
 import { checkLandlockFit } from '../plan/linux/landlock.ts';
@@ -39,12 +40,23 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
   });
   if (host.platform === 'linux') {
     const bw = host.bwrap;
+    const search = findBwrap({ pathVar: process.env['PATH'], writableGuess: bwrapWritableGuess(process.cwd()) });
+    const why =
+      search.chosen === undefined
+        ? ''
+        : (BWRAP_SYSTEM_PATHS as readonly string[]).includes(search.chosen)
+          ? ' (chosen: a fixed system location, root-owned)'
+          : ' (chosen: the first PATH entry that is root-owned all the way up and outside the workspace, home and temp)';
+    const passed = search.candidates
+      .filter((c) => c.rejected !== undefined)
+      .map((c) => `; not used: ${c.path} — ${c.rejected}`)
+      .join('');
     checks.push(
       bw
         ? {
             name: 'bwrap',
             ok: bw.usable,
-            detail: `bubblewrap ${bw.version} at ${bw.path}: ${bw.usable ? 'trial sandbox with user, pid and net namespaces started' : bw.unusableReason}`,
+            detail: `bubblewrap ${bw.version} at ${bw.path}${why}: ${bw.usable ? 'trial sandbox with user, pid and net namespaces started' : bw.unusableReason}${passed}`,
             ...(bw.usable
               ? {}
               : {
@@ -54,7 +66,7 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
         : {
             name: 'bwrap',
             ok: false,
-            detail: 'bubblewrap not found on PATH',
+            detail: `no trusted bubblewrap found (looked at ${BWRAP_SYSTEM_PATHS.join(', ')}, then PATH)${passed}`,
             fix: 'sudo apt-get install bubblewrap (or dnf install bubblewrap)',
           },
     );

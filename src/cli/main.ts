@@ -14,7 +14,7 @@ import { executePlan, preparePlan, type RunDeps } from '../run.ts';
 import { VERSION } from '../version.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
-import { writeReport } from './report.ts';
+import { openReport } from './report.ts';
 import { renderMetaLine } from './text.ts';
 
 function writeAll(fd: number, text: string): void {
@@ -80,6 +80,8 @@ async function main(argv: readonly string[]): Promise<number> {
     subreaper: false,
     prepareCache: prepareSandboxCache,
   });
+  // Pinned before anything runs: a command that re-points the report's directory cannot move it.
+  const report = options.report ? await openReport(options.report, prepared.policy) : undefined;
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
   // Landlock confines the CLI's own main thread before the spawn (fast path); with --report the
   // report is written from that thread afterwards, so the helper process is used instead.
@@ -104,8 +106,8 @@ async function main(argv: readonly string[]): Promise<number> {
     !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
       ? await import('./spinner.ts').then((m) => m.startSpinner())
       : undefined;
-  if (options.report) {
-    writeReport(options.report, {
+  if (report) {
+    report.write({
       version: 1,
       status: 'pending',
       started: false,
@@ -124,8 +126,8 @@ async function main(argv: readonly string[]): Promise<number> {
         ...options.run,
         signal: controller.signal,
         onStart: ({ pid, backend }) => {
-          if (options.report) {
-            writeReport(options.report, {
+          if (report) {
+            report.write({
               version: 1,
               status: 'running',
               started: true,
@@ -144,7 +146,8 @@ async function main(argv: readonly string[]): Promise<number> {
     spinner?.stop();
     for (const s of signals) process.off(s, onSignal);
   }
-  if (options.report) writeReport(options.report, result);
+  report?.write(result);
+  report?.close();
   let status = result.exitStatus;
   if (receivedSignal && result.cancelled) status = 128 + signalNumber(receivedSignal);
   if (options.json) {

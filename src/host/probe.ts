@@ -2,8 +2,6 @@
 // on request); nothing is cached on disk, where a sandboxed command could tamper with it.
 import { spawnSync } from 'node:child_process';
 import {
-  accessSync,
-  constants,
   lstatSync,
   mkdirSync,
   readFileSync,
@@ -11,9 +9,10 @@ import {
   realpathSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
+import { findBwrap } from './bwrap-find.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
@@ -26,6 +25,8 @@ export interface ProbeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Version and full trial for bwrap (doctor, explain); runs use the one-call fast probe. */
   readonly detailed?: boolean;
+  /** The run's working directory: a bwrap on PATH inside it is never trusted. */
+  readonly cwd?: string | undefined;
 }
 
 const LINUX_SYSTEM_ROOTS = [
@@ -78,20 +79,6 @@ function readSmallText(path: string): string | undefined {
   }
 }
 
-export function findOnPath(name: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (pathKind(realpathLenient(candidate)) === 'file') return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 const USERNS_BLOCKED =
   /setting up uid map|No permissions to create a? ?new namespace|Operation not permitted|Failed RTM_NEW|Permission denied|Creating new namespace failed/i;
 
@@ -104,10 +91,15 @@ const USERNS_BLOCKED =
 export function probeBwrap(
   env: Readonly<Record<string, string | undefined>>,
   mode: 'fast' | 'detailed' = 'detailed',
+  writableGuess: readonly string[] = [],
 ): BwrapInfo | undefined {
-  const found = findOnPath('bwrap', env['PATH']);
-  if (!found) return undefined;
-  const path = realpathLenient(found);
+  // Chosen before anything is executed: never a bwrap a sandboxed run could have planted.
+  const path = findBwrap({ pathVar: env['PATH'], writableGuess }).chosen;
+  return path === undefined ? undefined : probeBwrapAt(path, mode);
+}
+
+/** The trial (and, detailed, the version) of the bubblewrap at `path`, already trusted. */
+export function probeBwrapAt(path: string, mode: 'fast' | 'detailed' = 'detailed'): BwrapInfo {
   const trialRun = (args: string[]) =>
     spawnSync(path, [...args, '--ro-bind', '/', '/', '--', '/bin/true'], {
       encoding: 'utf8',
@@ -157,6 +149,11 @@ export function probeBwrap(
   };
   if (trial.status === 0) return { ...base, usable: true };
   return { ...base, usable: false, unusableReason: failure(trial, versionText) };
+}
+
+/** Where a sandboxed run usually writes: a bwrap found on PATH there is not trusted. */
+export function bwrapWritableGuess(cwd: string | undefined): string[] {
+  return [...new Set([realpathLenient(cwd ?? process.cwd()), realpathLenient(homedir()), realpathLenient(tmpdir())])];
 }
 
 export function probeLandlock(): LandlockInfo {
@@ -218,7 +215,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     ),
     bwrap:
       options.bwrap && platform === 'linux'
-        ? probeBwrap(env, options.detailed ? 'detailed' : 'fast')
+        ? probeBwrap(env, options.detailed ? 'detailed' : 'fast', bwrapWritableGuess(options.cwd))
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccomp: platform === 'linux',

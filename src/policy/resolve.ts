@@ -129,15 +129,21 @@ function checkSymlinkedCarveOuts(
   host: HostInfo,
 ): void {
   for (const rule of logicalRules) {
-    if (rule.access === 'write') continue;
     let current = rule.logical;
     while (current !== '/' && !/^[A-Za-z]:\/?$/.test(current)) {
       if (host.kind(current) === 'symlink') {
         const dir = parentOf(current);
         if (canWrite(rules, host.realpath(dir))) {
+          // A write rule too: an earlier run can plant `./build -> /elsewhere`, and granting
+          // the link's target would let this run write wherever the link points.
+          const what = rule.access === 'none' ? 'deny' : rule.access === 'write' ? 'write' : 'read-only';
+          const fix =
+            rule.access === 'write'
+              ? `grant the real target instead (--write ${host.realpath(rule.logical)}) if that is what you mean, or remove the link`
+              : "name the link's target instead, or replace the link";
           throw new CordonError(
             'unsafe-symlink',
-            `cannot enforce ${rule.access === 'none' ? 'deny' : 'read-only'} rule on '${rule.logical}': it goes through the symlink '${current}', which the sandboxed command could replace because '${dir}' is writable — name the link's target instead, or replace the link`,
+            `cannot enforce ${what} rule on '${rule.logical}': it goes through the symlink '${current}', which the sandboxed command could replace because '${dir}' is writable — ${fix}`,
           );
         }
       }
