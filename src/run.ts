@@ -331,7 +331,7 @@ export async function executePlan(
   } finally {
     if (denialLog) denials = await denialLog.stop();
     removePlaceholders(created);
-    await launch?.cleanup();
+    await launch?.cleanup({ subreaper: deps.subreaper });
     tmp.cleanup();
   }
   const changes = tracker ? await tracker.finish() : undefined;

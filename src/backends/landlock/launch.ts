@@ -10,13 +10,13 @@
 //     non-dumpable, so the command (same domain) cannot ptrace it or open /proc/PPID/mem.
 // Numbers and the reasoning: docs/landlock.md.
 import { existsSync } from 'node:fs';
-import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
 import { ConfineError, type ConfineSpec, confineThisThread, setNotDumpable } from '../../native/landlock.ts';
 import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
+import { createPrivateTmp, type PrivateTmp } from './private-tmp.ts';
 
 export type LandlockMode = 'self' | 'helper';
 
@@ -26,7 +26,8 @@ export interface LandlockLaunch {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly privateTmp?: string | undefined;
-  cleanup(): Promise<void>;
+  /** Removes the private TMPDIR (descriptor-relative; see private-tmp.ts). */
+  cleanup(opts?: { subreaper?: boolean | undefined }): Promise<void>;
 }
 
 export function findHelper(): string {
@@ -79,14 +80,13 @@ export function toConfineSpec(plan: LandlockPlan, privateTmp: string | undefined
 }
 
 export async function prepareLandlockLaunch(plan: LandlockPlan, mode: LandlockMode): Promise<LandlockLaunch> {
-  let privateTmp: string | undefined;
-  if (plan.privateTmp) {
-    privateTmp = await mkdtemp(join(plan.privateTmp.parent, plan.privateTmp.prefix));
-    await chmod(privateTmp, 0o700);
-  }
+  const tmp: PrivateTmp | undefined = plan.privateTmp
+    ? await createPrivateTmp(plan.privateTmp.parent, plan.privateTmp.prefix)
+    : undefined;
+  const privateTmp = tmp?.path;
   const env = privateTmp ? { ...plan.env, TMPDIR: privateTmp } : { ...plan.env };
-  const cleanup = async () => {
-    if (privateTmp) await rm(privateTmp, { recursive: true, force: true }).catch(() => {});
+  const cleanup = async (opts: { subreaper?: boolean | undefined } = {}) => {
+    await tmp?.remove(opts);
   };
   const spec = toConfineSpec(plan, privateTmp);
   if (mode === 'helper') {
