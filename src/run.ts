@@ -1,7 +1,7 @@
 // Orchestration: options → policy → plan → exec → collect → render → result, with the
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
-import { lstatSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
@@ -247,32 +247,6 @@ function openBwrapDataFds(plan: BwrapPlan): number[] {
   return fds;
 }
 
-function existingPlaceholders(plan: Plan): string[] {
-  if (plan.backend !== 'bwrap') return [];
-  return plan.placeholders
-    .map((p) => p.path)
-    .filter((p) => {
-      try {
-        lstatSync(p);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-}
-
-function removePlaceholders(paths: readonly string[]): void {
-  for (const path of paths) {
-    try {
-      const st = lstatSync(path);
-      // Only the empty mount point bwrap left; anything else is not ours to delete.
-      if (st.isFile() && st.size === 0) rmSync(path, { force: true });
-    } catch {
-      // already gone
-    }
-  }
-}
-
 export async function executePlan(
   prepared: PreparedRun,
   options: RunOptions = {},
@@ -289,7 +263,13 @@ export async function executePlan(
   const tracker = options.changes
     ? await startChangeTracking(prepared.policy, prepared.cwd, options.changes)
     : undefined;
-  const created = existingPlaceholders(prepared.plan);
+  // Mount points for missing denied paths: created by cordon, pinned, removed by descriptor.
+  const placeholders =
+    prepared.plan.backend === 'bwrap' && prepared.plan.placeholders.length > 0
+      ? (await import('./backends/bwrap/placeholders.ts')).createPlaceholders(
+          prepared.plan.placeholders.map((p) => p.path),
+        )
+      : [];
   const tmp = prepareSeatbeltTmp(prepared.plan);
   const { plan } = tmp;
   const denialLog =
@@ -330,7 +310,8 @@ export async function executePlan(
           });
   } finally {
     if (denialLog) denials = await denialLog.stop();
-    removePlaceholders(created);
+    if (placeholders.length > 0)
+      (await import('./backends/bwrap/placeholders.ts')).removePlaceholders(placeholders);
     await launch?.cleanup({ subreaper: deps.subreaper });
     tmp.cleanup();
   }

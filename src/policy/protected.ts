@@ -1,6 +1,8 @@
 // Paths kept read-only inside every writable root unless a rule names that exact path:
 //   <root>/.git      a directory, or a pointer file and the gitdir: target it names
-//   <root>/.cordon   cordon's own configuration; read-only, and cannot be created
+// (`.cordon` is not protected: nothing reads it, and a placeholder covering a missing one
+// showed up in every `git status`; a per-project config file would be designed with its
+// protection, once, where it is added.)
 // An existing .git is protected; a missing one is not (covering it breaks git in every
 // subdirectory of a repository), so a command can `git init` a new repository in a writable
 // root that has none — documented in the README. The list is in the README.
@@ -9,7 +11,7 @@ import type { HostInfo } from '../host/types.ts';
 import { canWrite, findGoverningRule } from './access.ts';
 import type { PolicyRule } from './types.ts';
 
-export const PROTECTED_NAMES = ['.git', '.cordon'] as const;
+export const PROTECTED_NAMES = ['.git'] as const;
 
 function join(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
@@ -61,9 +63,9 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
         );
       }
       // A missing .git is left alone: covering it would make git (and Go's VCS stamping) fail
-      // in every directory that is not itself a repository root. A missing .cordon is covered.
-      if (name === '.git' && kind === 'missing') continue;
-      add(path, name === '.git' ? 'git metadata' : 'cordon configuration');
+      // in every directory that is not itself a repository root.
+      if (kind === 'missing') continue;
+      add(path, 'git metadata');
       if (name === '.git' && kind === 'file') {
         const text = host.readText(path);
         const target = text === undefined ? undefined : parseGitdirPointer(text, root.path, host);

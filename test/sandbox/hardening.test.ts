@@ -1,7 +1,7 @@
 // Issue 13: cordon's own unconfined code must never trust what the command can change. Each
 // test plants what an earlier (or the current) sandboxed run could plant, runs the real CLI
 // with real bubblewrap as root and as uid 65534, and checks the host side.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliResult, isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import { type CliResult, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
 import { chownTo, type Fixture, makeFixture } from '../helpers/sandbox.ts';
 
 const canBwrap =
@@ -113,5 +113,49 @@ describe.runIf(canBwrap && isRoot).each(users)('hardening (bwrap) as %s', (_labe
     expect(r2.stderr).toContain(`its directory goes through the symlink '${fx.ws}/out'`);
     expect(existsSync(join(fx.ws, 'ran'))).toBe(false);
     expect(readdirSync(fx.outside)).toEqual(['victim.txt']);
+  });
+
+  it('4: placeholder clean-up with the parent swapped for a symlink deletes nothing outside', async () => {
+    mkdirSync(join(fx.ws, 'conf'));
+    chownTo(uid, join(fx.ws, 'conf'));
+    const other = join(fx.outside, 'conf2');
+    mkdirSync(other);
+    writeFileSync(join(other, 'prod.env'), ''); // empty, like the placeholder
+    const r = await cordon([
+      '-q',
+      '--deny',
+      './conf/prod.env',
+      '--',
+      'sh',
+      '-c',
+      `test -e conf/prod.env && echo covered; mv conf conf.old && ln -s ${other} conf && echo swapped`,
+    ]);
+    expect(r.stdout).toBe('covered\nswapped\n');
+    expect(existsSync(join(other, 'prod.env'))).toBe(true);
+    // Our own placeholder (now in conf.old) is gone; nothing else was created.
+    expect(readdirSync(join(fx.ws, 'conf.old'))).toEqual([]);
+  });
+
+  it('4 (issue 16): no .cordon placeholder: git status is clean during a run and nothing is left after SIGKILL', async () => {
+    spawnSync('git', ['init', '-q', fx.ws]);
+    chownTo(uid, fx.ws);
+    spawnSync('chown', ['-R', `${uid ?? 0}:${uid ?? 0}`, join(fx.ws, '.git')]);
+    writeFileSync(join(fx.ws, '.gitignore'), '.git\nsecret/\na/\n');
+    chownTo(uid, join(fx.ws, '.gitignore'));
+    const gitEnv = { GIT_CONFIG_NOSYSTEM: '1', GIT_CEILING_DIRECTORIES: fx.base };
+    const r = await cordon(
+      ['-q', '--', 'sh', '-c', 'git -c safe.directory=* status --porcelain --untracked-files=all'],
+      gitEnv,
+    );
+    expect(r.stdout).toBe('?? .gitignore\n');
+    expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
+    // SIGKILL cordon mid-run: nothing of cordon's is left in the workspace.
+    const argv = [process.execPath, CORDON, '--backend', 'bwrap', '-q', '--', 'sh', '-c', 'echo up > started; sleep 30'];
+    const full = uid === undefined ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
+    const child = spawn(full[0]!, full.slice(1), { cwd: fx.ws, env: env(), stdio: 'ignore' });
+    while (!existsSync(join(fx.ws, 'started'))) await new Promise((res) => setTimeout(res, 20));
+    child.kill('SIGKILL');
+    await new Promise((res) => child.once('exit', res));
+    expect(readdirSync(fx.ws).sort()).toEqual(['.git', '.gitignore', 'a', 'secret', 'started']);
   });
 });
