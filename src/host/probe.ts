@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { findBwrap } from './bwrap-find.ts';
+import { findOwnCode } from './own-code.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
@@ -210,6 +211,7 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     tmpdir: realpathLenient(tmpdir()),
     systemRoots: [...new Set(systemRoots)],
     stateDirs: ensureStateDirs(platform, env),
+    ownCode: findOwnCode(),
     systemLinks: roots.flatMap((p) =>
       pathKind(p) === 'symlink' ? [{ path: p, target: readlinkSync(p) }] : [],
     ),

@@ -13,6 +13,13 @@ import type { PolicyRule } from './types.ts';
 
 export const PROTECTED_NAMES = ['.git'] as const;
 
+/** Reason prefix of the rules that keep cordon's own code read-only (never best-effort). */
+export const OWN_CODE_REASON = "cordon's own code";
+
+export function isOwnCodeRule(rule: PolicyRule): boolean {
+  return rule.source.kind === 'protected' && rule.source.reason.startsWith(OWN_CODE_REASON);
+}
+
 function join(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
 }
@@ -78,5 +85,8 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
   // deeper write rule and keeps winning.
   for (const dir of host.stateDirs ?? [])
     add(dir, 'cordon state: compile cache, native module, sandbox cache');
+  // cordon's own code (a project-local `npm install cordon` puts it inside {cwd}): a run must
+  // not rewrite what the next run executes unconfined.
+  for (const own of host.ownCode ?? []) add(own.path, `${OWN_CODE_REASON}: ${own.what}`);
   return out;
 }

@@ -15,6 +15,7 @@
 // the network off. Implicit rules, as bwrap's --proc/--dev give them: /proc read, the
 // standard character devices read-write (unless the policy names them or an ancestor `none`).
 import { CordonError } from '../../errors.ts';
+import { OWN_CODE_REASON } from '../../policy/protected.ts';
 import type { HostInfo } from '../../host/types.ts';
 import { findGoverningRule, isEffective } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
@@ -225,6 +226,14 @@ export function buildLandlockPlan(input: LandlockBuildInput): LandlockPlan {
     throw new CordonError(
       'policy-unenforceable',
       `Landlock ABI ${abi} cannot enforce ${analysis.inexact.length === 1 ? 'this rule' : `${analysis.inexact.length} rules`} exactly: ${listInexact(analysis.inexact)} — ${WAYS_OUT}`,
+    );
+  }
+  // cordon's own code inside a writable root must stay read-only: never merely "not enforced".
+  const ownCode = analysis.inexact.filter((n) => n.reason.includes(OWN_CODE_REASON));
+  if (ownCode.length > 0) {
+    throw new CordonError(
+      'policy-unenforceable',
+      `Landlock cannot keep cordon's own code read-only: ${ownCode.map((n) => n.path).join(', ')} ${ownCode.length === 1 ? 'is' : 'are'} inside a writable root, and a run could rewrite what the next one executes unconfined — use bubblewrap, or install cordon outside the directories the command may write (npm install -g cordon), even with --best-effort`,
     );
   }
   const network = policy.network;
