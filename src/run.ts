@@ -282,6 +282,13 @@ export async function executePlan(
           m.prepareLandlockLaunch(plan, deps.landlockInProcess ? 'self' : 'helper'),
         )
       : undefined;
+  // bwrap: every bind checked by device/inode inside the sandbox before the command starts.
+  const dataFds = plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [];
+  const gate =
+    plan.backend === 'bwrap'
+      ? (await import('./backends/bwrap/mount-gate.ts')).prepareMountGate(plan.args, 3 + dataFds.length)
+      : undefined;
+  let gateCheck: Promise<void> | undefined;
   let outcome: SpawnOutcome;
   try {
     outcome =
@@ -296,25 +303,32 @@ export async function executePlan(
           })
         : await spawnPlan({
             executable: launch?.executable ?? plan.executable,
-            args: launch?.args ?? plan.args,
+            args: gate ? [...gate.args, ...plan.args] : (launch?.args ?? plan.args),
             env: launch?.env ?? plan.env,
             cwd: plan.cwd,
             captureBytes: budget,
-            extraFds: plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [],
+            extraFds: gate ? [...dataFds, ...gate.childFds] : dataFds,
             realPipes: process.platform === 'linux',
             timeoutMs: options.timeoutMs,
             signal: options.signal,
             subreaper: deps.subreaper,
-            onStart: options.onStart ? (pid) => options.onStart?.({ pid, backend: plan.backend }) : undefined,
+            onStart: (pid) => {
+              if (gate) gateCheck = gate.check(pid);
+              options.onStart?.({ pid, backend: plan.backend });
+            },
             onProgress: options.onProgress,
           });
+    await gateCheck;
   } finally {
+    if (gate && !gateCheck) gate.abandon();
     if (denialLog) denials = await denialLog.stop();
     if (placeholders.length > 0)
       (await import('./backends/bwrap/placeholders.ts')).removePlaceholders(placeholders);
     await launch?.cleanup({ subreaper: deps.subreaper });
     tmp.cleanup();
   }
+  const refused = gate?.failure();
+  if (refused) throw refused;
   const changes = tracker ? await tracker.finish() : undefined;
   const status = classify(outcome, plan);
   const annotations: Annotation[] = [];

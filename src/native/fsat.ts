@@ -151,6 +151,49 @@ export function openDirPath(path: string): number {
   }
 }
 
+/**
+ * O_PATH descriptor of another process's root directory through /proc/PID/root (a magic
+ * link, the one link followed here: it names that process's root, not a path).
+ */
+export function openProcRoot(pid: number): number {
+  if (!Number.isInteger(pid) || pid <= 0) throw new FsAtError('pid', String(pid), osConstants.errno.EINVAL);
+  return check(
+    libc().openat(AT_FDCWD, `/proc/${pid}/root`, O_PATH | constants.O_DIRECTORY | O_CLOEXEC, 0),
+    'openat',
+    `/proc/${pid}/root`,
+  );
+}
+
+/** Identity of an absolute path below `rootFd`, reached without following any symlink. */
+export function identityBelow(rootFd: number, path: string): EntryStat {
+  const parts = splitPath(path);
+  if (parts.length === 0) return statFd(rootFd);
+  let fd = rootFd;
+  try {
+    for (const part of parts.slice(0, -1)) {
+      const next = openAt(fd, part, O_PATH | constants.O_DIRECTORY);
+      if (fd !== rootFd) closeSync(fd);
+      fd = next;
+    }
+    const last = statAt(fd, parts[parts.length - 1]!);
+    if (!last) throw new FsAtError('openat', path, osConstants.errno.ENOENT);
+    if (last.kind === 'symlink') throw new FsAtError('openat', path, osConstants.errno.ELOOP);
+    return last;
+  } finally {
+    if (fd !== rootFd) closeSync(fd);
+  }
+}
+
+/** Identity of an absolute host path reached without following any symlink. */
+export function identityOf(path: string): EntryStat {
+  const rootFd = check(libc().openat(AT_FDCWD, '/', O_PATH | constants.O_DIRECTORY | O_CLOEXEC, 0), 'openat', '/');
+  try {
+    return identityBelow(rootFd, path);
+  } finally {
+    closeSync(rootFd);
+  }
+}
+
 /** Names in an open directory (through /proc/self/fd, i.e. the directory object itself). */
 export function listDir(dirfd: number): string[] {
   return readdirSync(`/proc/self/fd/${dirfd}`);
