@@ -103,15 +103,7 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
       'unsafe-symlink',
       `refusing to start the command: ${why} — a path of the policy was changed while the sandbox was set up (another run in this directory?); run again`,
     );
-    try {
-      process.kill(-bwrapPid, 'SIGKILL');
-    } catch {
-      try {
-        process.kill(bwrapPid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    kill(bwrapPid);
   };
   const readInfo = () =>
     new Promise<string>((resolve) => {
@@ -121,12 +113,29 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
       stream.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
       stream.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
     });
-  const blockedOnGate = (pid: number): boolean | undefined => {
+  // 'blocked': in read(blockFd) — every mount is done; 'gone': the sandbox process no longer
+  // exists; 'busy': still setting up (or its syscall is not readable this instant).
+  const gateState = (pid: number): 'blocked' | 'gone' | 'busy' => {
+    let text: string;
     try {
-      const fields = readFileSync(`/proc/${pid}/syscall`, 'utf8').trim().split(' ');
-      return fields[0] === '0' && Number(fields[1]) === blockFd; // read(blockFd, ...)
+      text = readFileSync(`/proc/${pid}/syscall`, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH'
+        ? 'gone'
+        : 'busy';
+    }
+    const fields = text.trim().split(' ');
+    return fields[0] === '0' && Number(fields[1]) === blockFd ? 'blocked' : 'busy';
+  };
+  const kill = (pid: number) => {
+    try {
+      process.kill(-pid, 'SIGKILL');
     } catch {
-      return undefined; // gone (or not yet visible)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
   };
   return {
@@ -146,12 +155,20 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
       try {
         const info = await readInfo();
         const childPid = Number(/"child-pid"\s*:\s*(\d+)/.exec(info)?.[1]);
-        if (!Number.isInteger(childPid) || childPid <= 0) return; // bwrap failed first: its own error
+        // Fail closed: closing the block fd without writing also releases bwrap, so every way
+        // out of here other than a passed check kills the sandbox first.
+        if (!Number.isInteger(childPid) || childPid <= 0) {
+          kill(bwrapPid); // bwrap failed before the sandbox existed: it reports its own error
+          return;
+        }
         const deadline = Date.now() + MAX_WAIT_MS;
         for (;;) {
-          const state = blockedOnGate(childPid);
-          if (state === true) break;
-          if (state === undefined) return; // the sandbox died during set-up: bwrap reports why
+          const state = gateState(childPid);
+          if (state === 'blocked') break;
+          if (state === 'gone') {
+            kill(bwrapPid); // the sandbox died during set-up: bwrap reports why
+            return;
+          }
           if (Date.now() > deadline) return refuse(bwrapPid, 'the sandbox did not finish its set-up');
           await new Promise((r) => setTimeout(r, POLL_MS));
         }
