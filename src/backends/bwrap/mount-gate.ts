@@ -67,7 +67,8 @@ export function listBinds(args: readonly string[]): BindMount[] {
 export interface MountGate {
   /** Extra bwrap options (before the rest of the argv). */
   readonly args: readonly string[];
-  /** Descriptors for the child, in order after the ones already passed. */
+  /** Descriptors for the child, in order after the ones already passed; the caller closes its
+   * copies right after the spawn (spawnPlan does), or the gate never sees bwrap's report. */
   readonly childFds: readonly number[];
   /** Call with bwrap's pid right after the spawn; resolves once released or killed. */
   check(bwrapPid: number): Promise<void>;
@@ -98,7 +99,11 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
   const blockFd = firstFd;
   const infoFd = firstFd + 1;
   let failure: CordonError | undefined;
+  // The sandbox process (bwrap's child, blocked on the gate) is killed directly as well as
+  // bwrap's group: closing the block fd afterwards must find nothing left to release.
+  let sandboxPid: number | undefined;
   const refuse = (bwrapPid: number, why: string) => {
+    if (sandboxPid !== undefined) kill(sandboxPid, false);
     failure = new CordonError(
       'unsafe-symlink',
       `refusing to start the command: ${why} — a path of the policy was changed while the sandbox was set up (another run in this directory?); run again`,
@@ -127,14 +132,12 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
     const fields = text.trim().split(' ');
     return fields[0] === '0' && Number(fields[1]) === blockFd ? 'blocked' : 'busy';
   };
-  const kill = (pid: number) => {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
+  const kill = (pid: number, group = true) => {
+    for (const target of group ? [-pid, pid] : [pid]) {
       try {
-        process.kill(pid, 'SIGKILL');
+        process.kill(target, 'SIGKILL');
       } catch {
-        // already gone
+        // not a group leader, or already gone
       }
     }
   };
@@ -161,12 +164,14 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
           kill(bwrapPid); // bwrap failed before the sandbox existed: it reports its own error
           return;
         }
+        sandboxPid = childPid;
         const deadline = Date.now() + MAX_WAIT_MS;
         for (;;) {
           const state = gateState(childPid);
           if (state === 'blocked') break;
           if (state === 'gone') {
             kill(bwrapPid); // the sandbox died during set-up: bwrap reports why
+            kill(childPid, false);
             return;
           }
           if (Date.now() > deadline) return refuse(bwrapPid, 'the sandbox did not finish its set-up');
