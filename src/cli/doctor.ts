@@ -40,7 +40,10 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
   });
   if (host.platform === 'linux') {
     const bw = host.bwrap;
-    const search = findBwrap({ pathVar: process.env['PATH'], writableGuess: bwrapWritableGuess(process.cwd()) });
+    const search = findBwrap({
+      pathVar: process.env['PATH'],
+      writableGuess: bwrapWritableGuess(process.cwd()),
+    });
     const why =
       search.chosen === undefined
         ? ''

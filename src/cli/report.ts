@@ -43,7 +43,8 @@ export async function openReport(file: string, policy: SandboxPolicy | undefined
   const abs = resolve(file);
   const dir = dirname(abs);
   const name = basename(abs);
-  if (process.platform !== 'linux') return { write: (value) => writeReportByPath(abs, value), close: () => {} };
+  if (process.platform !== 'linux')
+    return { write: (value) => writeReportByPath(abs, value), close: () => {} };
   const link = unsafeLink(dir, policy);
   if (link !== undefined)
     throw failure(
@@ -56,7 +57,11 @@ export async function openReport(file: string, policy: SandboxPolicy | undefined
   try {
     dirfd = fsat.openDirPath(realpathLenient(dir));
   } catch (error) {
-    throw failure(file, (error as { code?: string }).code ?? String(error), 'check that its directory exists');
+    throw failure(
+      file,
+      (error as { code?: string }).code ?? String(error),
+      'check that its directory exists',
+    );
   }
   return {
     write(value) {

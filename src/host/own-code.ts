@@ -25,7 +25,9 @@ function real(path: string): string | undefined {
 
 function isCordonPackage(dir: string): boolean {
   try {
-    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'cordon';
+    return (
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'cordon'
+    );
   } catch {
     return false;
   }

@@ -1,13 +1,7 @@
 // Probing the machine into a HostInfo. Only what a run needs is probed (bwrap and Landlock
 // on request); nothing is cached on disk, where a sandboxed command could tamper with it.
 import { spawnSync } from 'node:child_process';
-import {
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeLandlockAbi } from '../native/landlock.ts';
@@ -154,7 +148,13 @@ export function probeBwrapAt(path: string, mode: 'fast' | 'detailed' = 'detailed
 
 /** Where a sandboxed run usually writes: a bwrap found on PATH there is not trusted. */
 export function bwrapWritableGuess(cwd: string | undefined): string[] {
-  return [...new Set([realpathLenient(cwd ?? process.cwd()), realpathLenient(homedir()), realpathLenient(tmpdir())])];
+  return [
+    ...new Set([
+      realpathLenient(cwd ?? process.cwd()),
+      realpathLenient(homedir()),
+      realpathLenient(tmpdir()),
+    ]),
+  ];
 }
 
 export function probeLandlock(): LandlockInfo {

@@ -32,7 +32,9 @@ function libc(): FsAt {
   const openat = lib.func('int openat(int dirfd, const char *path, int flags, unsigned int mode)');
   const mkdirat = lib.func('int mkdirat(int dirfd, const char *path, unsigned int mode)');
   const unlinkat = lib.func('int unlinkat(int dirfd, const char *path, int flags)');
-  const renameat = lib.func('int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)');
+  const renameat = lib.func(
+    'int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)',
+  );
   cached = {
     openat: (d, n, f, m) => openat(d, n, f, m),
     mkdirat: (d, n, m) => mkdirat(d, n, m),
@@ -80,7 +82,14 @@ export interface EntryStat extends Identity {
 export function statFd(fd: number): EntryStat {
   const st = fstatSync(fd, { bigint: true });
   const kind = st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
-  return { dev: st.dev, ino: st.ino, kind, mode: Number(st.mode & 0o7777n), uid: Number(st.uid), size: st.size };
+  return {
+    dev: st.dev,
+    ino: st.ino,
+    kind,
+    mode: Number(st.mode & 0o7777n),
+    uid: Number(st.uid),
+    size: st.size,
+  };
 }
 
 export function sameIdentity(a: Identity, b: Identity): boolean {
@@ -186,7 +195,11 @@ export function identityBelow(rootFd: number, path: string): EntryStat {
 
 /** Identity of an absolute host path reached without following any symlink. */
 export function identityOf(path: string): EntryStat {
-  const rootFd = check(libc().openat(AT_FDCWD, '/', O_PATH | constants.O_DIRECTORY | O_CLOEXEC, 0), 'openat', '/');
+  const rootFd = check(
+    libc().openat(AT_FDCWD, '/', O_PATH | constants.O_DIRECTORY | O_CLOEXEC, 0),
+    'openat',
+    '/',
+  );
   try {
     return identityBelow(rootFd, path);
   } finally {
@@ -230,7 +243,8 @@ export function removeTreeAt(dirfd: number, name: string, depth = 0): string[] {
     } catch {
       // not ours to change; the unlinks below report what is left
     }
-    for (const child of listDir(fd)) left.push(...removeTreeAt(fd, child, depth + 1).map((n) => `${name}/${n}`));
+    for (const child of listDir(fd))
+      left.push(...removeTreeAt(fd, child, depth + 1).map((n) => `${name}/${n}`));
   } finally {
     closeSync(fd);
   }

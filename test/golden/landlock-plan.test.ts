@@ -87,7 +87,11 @@ const bwrapBroken = {
 };
 
 const cases: [string, RunOptions, SyntheticOverrides & { arch?: string }][] = [
-  ['01 workspace, forced landlock, ABI 7, no .git: enforced exactly', { backend: 'landlock' }, { landlockAbi: 7 }],
+  [
+    '01 workspace, forced landlock, ABI 7, no .git: enforced exactly',
+    { backend: 'landlock' },
+    { landlockAbi: 7 },
+  ],
   ['02 workspace, ABI 7, --best-effort', { backend: 'landlock', bestEffort: true }, { landlockAbi: 7 }],
   [
     '03 strict, ABI 7: protected .git refused',

@@ -56,13 +56,26 @@ describe.runIf(canRun && isRoot).each(users)('two runs in one workspace, as %s',
       join(fx.ws, 'vlink'),
       stop,
     ];
-    const fullA = uid === undefined ? argvA : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argvA];
+    const fullA =
+      uid === undefined
+        ? argvA
+        : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argvA];
     const a = spawn(fullA[0]!, fullA.slice(1), { cwd: fx.ws, env, stdio: 'ignore' });
     const outcomes: number[] = [];
     try {
       for (let i = 0; i < RUNS; i++) {
         const b = await runCli(
-          ['--backend', 'bwrap', '-q', '--read', './vendor', '--', 'sh', '-c', `echo pwned > vendor/w${i} 2>/dev/null; true`],
+          [
+            '--backend',
+            'bwrap',
+            '-q',
+            '--read',
+            './vendor',
+            '--',
+            'sh',
+            '-c',
+            `echo pwned > vendor/w${i} 2>/dev/null; true`,
+          ],
           { cwd: fx.ws, asUid: uid, env },
         );
         outcomes.push(b.code ?? -1);

@@ -2,15 +2,7 @@
 // test plants what an earlier (or the current) sandboxed run could plant, runs the real CLI
 // with real bubblewrap as root and as uid 65534, and checks the host side.
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliResult, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
@@ -68,7 +60,11 @@ describe.runIf(canBwrap && isRoot).each(users)('hardening (bwrap) as %s', (_labe
     const r = await cordon(['--json', '--', 'sh', '-c', 'echo hi'], { PATH: `${bin}:/usr/bin:/bin` });
     expect(existsSync(marker)).toBe(false);
     expect(JSON.parse(r.stdout)).toMatchObject({ backend: 'bwrap', exitCode: 0 });
-    const d = await runCli(['doctor'], { cwd: fx.ws, asUid: uid, env: env({ PATH: `${bin}:/usr/bin:/bin` }) });
+    const d = await runCli(['doctor'], {
+      cwd: fx.ws,
+      asUid: uid,
+      env: env({ PATH: `${bin}:/usr/bin:/bin` }),
+    });
     expect(existsSync(marker)).toBe(false);
     expect(d.stdout).toContain('at /usr/bin/bwrap (chosen: a fixed system location, root-owned)');
     expect(d.stdout).toContain(`not used: ${bin}/bwrap`);
@@ -108,7 +104,15 @@ describe.runIf(canBwrap && isRoot).each(users)('hardening (bwrap) as %s', (_labe
   it('5: --report through a symlink an earlier run planted is refused before anything runs', async () => {
     const r1 = await cordon(['-q', '--', 'ln', '-s', fx.outside, 'out']);
     expect(r1.code).toBe(0);
-    const r2 = await cordon(['-q', '--report', 'out/report.json', '--', 'sh', '-c', `echo ran > ${fx.ws}/ran`]);
+    const r2 = await cordon([
+      '-q',
+      '--report',
+      'out/report.json',
+      '--',
+      'sh',
+      '-c',
+      `echo ran > ${fx.ws}/ran`,
+    ]);
     expect(r2.code).toBe(125);
     expect(r2.stderr).toContain(`its directory goes through the symlink '${fx.ws}/out'`);
     expect(existsSync(join(fx.ws, 'ran'))).toBe(false);
@@ -150,8 +154,21 @@ describe.runIf(canBwrap && isRoot).each(users)('hardening (bwrap) as %s', (_labe
     expect(r.stdout).toBe('?? .gitignore\n');
     expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
     // SIGKILL cordon mid-run: nothing of cordon's is left in the workspace.
-    const argv = [process.execPath, CORDON, '--backend', 'bwrap', '-q', '--', 'sh', '-c', 'echo up > started; sleep 30'];
-    const full = uid === undefined ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
+    const argv = [
+      process.execPath,
+      CORDON,
+      '--backend',
+      'bwrap',
+      '-q',
+      '--',
+      'sh',
+      '-c',
+      'echo up > started; sleep 30',
+    ];
+    const full =
+      uid === undefined
+        ? argv
+        : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
     const child = spawn(full[0]!, full.slice(1), { cwd: fx.ws, env: env(), stdio: 'ignore' });
     while (!existsSync(join(fx.ws, 'started'))) await new Promise((res) => setTimeout(res, 20));
     child.kill('SIGKILL');

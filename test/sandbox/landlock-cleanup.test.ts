@@ -38,86 +38,101 @@ const users: [string, number | undefined][] = [
   ['uid 65534', 65534],
 ];
 
-describe.runIf(landlockOk && isRoot).each(users)('Landlock clean-up under a live swapper as %s', (_l, uid) => {
-  let fx: Fixture;
-  let victim: string;
-  let stop: string;
-  beforeEach(() => {
-    fx = makeFixture(uid);
-    writeFileSync(join(fx.ws, 'swap.pl'), SWAPPER);
-    chownTo(uid, join(fx.ws, 'swap.pl'));
-    victim = join(fx.outside, 'victim-dir');
-    stop = join(fx.outside, 'stop');
-    mkdirSync(victim);
-    chmodSync(victim, 0o777);
-  });
-  afterEach(async () => {
-    writeFileSync(stop, '');
-    await new Promise((r) => setTimeout(r, 100));
-    rmSync(fx.base, { recursive: true, force: true });
-  });
-  const refill = () => {
-    for (let i = 1; i <= VICTIMS; i++) {
-      writeFileSync(join(victim, `v${i}`), 'v');
-      chmodSync(join(victim, `v${i}`), 0o666);
-    }
-  };
-  const attack = (dir: string) =>
-    `for k in $(seq 1 ${PAIRS}); do mkdir -p ${dir}/d$k; for i in $(seq 1 ${VICTIMS}); do : > ${dir}/d$k/v$i; done; done; ` +
-    `setsid perl ./swap.pl ${dir} ${victim} ${stop} ${PAIRS} </dev/null >/dev/null 2>&1 & sleep 0.3; echo started`;
+describe.runIf(landlockOk && isRoot).each(users)(
+  'Landlock clean-up under a live swapper as %s',
+  (_l, uid) => {
+    let fx: Fixture;
+    let victim: string;
+    let stop: string;
+    beforeEach(() => {
+      fx = makeFixture(uid);
+      writeFileSync(join(fx.ws, 'swap.pl'), SWAPPER);
+      chownTo(uid, join(fx.ws, 'swap.pl'));
+      victim = join(fx.outside, 'victim-dir');
+      stop = join(fx.outside, 'stop');
+      mkdirSync(victim);
+      chmodSync(victim, 0o777);
+    });
+    afterEach(async () => {
+      writeFileSync(stop, '');
+      await new Promise((r) => setTimeout(r, 100));
+      rmSync(fx.base, { recursive: true, force: true });
+    });
+    const refill = () => {
+      for (let i = 1; i <= VICTIMS; i++) {
+        writeFileSync(join(victim, `v${i}`), 'v');
+        chmodSync(join(victim, `v${i}`), 0o666);
+      }
+    };
+    const attack = (dir: string) =>
+      `for k in $(seq 1 ${PAIRS}); do mkdir -p ${dir}/d$k; for i in $(seq 1 ${VICTIMS}); do : > ${dir}/d$k/v$i; done; done; ` +
+      `setsid perl ./swap.pl ${dir} ${victim} ${stop} ${PAIRS} </dev/null >/dev/null 2>&1 & sleep 0.3; echo started`;
 
-  it('the library (no subreaper: the swapper outlives the run) removes TMPDIR without following a link', async () => {
-    const script = `const { run } = await import(${JSON.stringify(join(ROOT, 'dist/index.js'))});
+    it('the library (no subreaper: the swapper outlives the run) removes TMPDIR without following a link', async () => {
+      const script = `const { run } = await import(${JSON.stringify(join(ROOT, 'dist/index.js'))});
 const r = await run(['sh', '-c', ${JSON.stringify(attack('$TMPDIR'))}], { backend: 'landlock', bestEffort: true });
 process.stdout.write(r.stdout.text);`;
-    for (let round = 0; round < ROUNDS; round++) {
-      refill();
-      rmSync(stop, { force: true });
-      const argv = [process.execPath, '--input-type=module', '-e', script];
-      const full = uid === undefined ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
-      const r = spawnSync(full[0]!, full.slice(1), { cwd: fx.ws, env: { PATH: '/usr/bin:/bin', HOME: fx.home }, encoding: 'utf8' });
-      expect(r.stdout).toBe('started\n');
-      writeFileSync(stop, '');
-      expect(readdirSync(victim).length).toBe(VICTIMS);
-    }
-  });
+      for (let round = 0; round < ROUNDS; round++) {
+        refill();
+        rmSync(stop, { force: true });
+        const argv = [process.execPath, '--input-type=module', '-e', script];
+        const full =
+          uid === undefined
+            ? argv
+            : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
+        const r = spawnSync(full[0]!, full.slice(1), {
+          cwd: fx.ws,
+          env: { PATH: '/usr/bin:/bin', HOME: fx.home },
+          encoding: 'utf8',
+        });
+        expect(r.stdout).toBe('started\n');
+        writeFileSync(stop, '');
+        expect(readdirSync(victim).length).toBe(VICTIMS);
+      }
+    });
 
-  it('the CLI removes TMPDIR without following a link', async () => {
-    for (let round = 0; round < ROUNDS; round++) {
-      refill();
-      rmSync(stop, { force: true });
-      const r = await runCli(['--backend', 'landlock', '--best-effort', '-q', '--', 'sh', '-c', attack('$TMPDIR')], {
-        cwd: fx.ws,
-        asUid: uid,
-        env: { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
-      });
-      expect(r.stdout).toBe('started\n');
-      writeFileSync(stop, '');
-      expect(readdirSync(victim).length).toBe(VICTIMS);
-    }
-  });
+    it('the CLI removes TMPDIR without following a link', async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        refill();
+        rmSync(stop, { force: true });
+        const r = await runCli(
+          ['--backend', 'landlock', '--best-effort', '-q', '--', 'sh', '-c', attack('$TMPDIR')],
+          {
+            cwd: fx.ws,
+            asUid: uid,
+            env: { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' },
+          },
+        );
+        expect(r.stdout).toBe('started\n');
+        writeFileSync(stop, '');
+        expect(readdirSync(victim).length).toBe(VICTIMS);
+      }
+    });
 
-  it('cordon cache clear, with a swapper still running in a cache entry, deletes nothing outside', async () => {
-    const env = { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' };
-    const shown = await runCli(['cache', '--json'], { cwd: fx.ws, asUid: uid, env });
-    const root = JSON.parse(shown.stdout).root as string;
-    for (let round = 0; round < ROUNDS; round++) {
-      refill();
-      rmSync(stop, { force: true });
-      const entry = join(root, `attack-${round}`);
-      mkdirSync(entry, { recursive: true });
-      spawnSync('chown', ['-R', `${uid ?? 0}:${uid ?? 0}`, join(fx.home, '.cache')]);
-      // The swapper runs as the user, as a sandboxed run's leftover would.
-      const asUser = (argv: string[]) =>
-        uid === undefined ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
-      const prep = asUser(['sh', '-c', attack(entry).replace(' & sleep 0.3; echo started', '')]);
-      const swapper = spawn(prep[0]!, prep.slice(1), { cwd: fx.ws, stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 300));
-      const r = await runCli(['cache', 'clear'], { cwd: fx.ws, asUid: uid, env });
-      expect(r.code).toBe(0);
-      writeFileSync(stop, '');
-      swapper.kill('SIGKILL');
-      expect(readdirSync(victim).length).toBe(VICTIMS);
-    }
-  });
-});
+    it('cordon cache clear, with a swapper still running in a cache entry, deletes nothing outside', async () => {
+      const env = { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' };
+      const shown = await runCli(['cache', '--json'], { cwd: fx.ws, asUid: uid, env });
+      const root = JSON.parse(shown.stdout).root as string;
+      for (let round = 0; round < ROUNDS; round++) {
+        refill();
+        rmSync(stop, { force: true });
+        const entry = join(root, `attack-${round}`);
+        mkdirSync(entry, { recursive: true });
+        spawnSync('chown', ['-R', `${uid ?? 0}:${uid ?? 0}`, join(fx.home, '.cache')]);
+        // The swapper runs as the user, as a sandboxed run's leftover would.
+        const asUser = (argv: string[]) =>
+          uid === undefined
+            ? argv
+            : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
+        const prep = asUser(['sh', '-c', attack(entry).replace(' & sleep 0.3; echo started', '')]);
+        const swapper = spawn(prep[0]!, prep.slice(1), { cwd: fx.ws, stdio: 'ignore' });
+        await new Promise((r) => setTimeout(r, 300));
+        const r = await runCli(['cache', 'clear'], { cwd: fx.ws, asUid: uid, env });
+        expect(r.code).toBe(0);
+        writeFileSync(stop, '');
+        swapper.kill('SIGKILL');
+        expect(readdirSync(victim).length).toBe(VICTIMS);
+      }
+    });
+  },
+);

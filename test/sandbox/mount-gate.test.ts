@@ -18,13 +18,29 @@ const canBwrap =
 describe('mount gate parsing', () => {
   it('lists the binds before --, except /proc, and reads mountinfo mount points', () => {
     expect(
-      listBinds(['--ro-bind', '/', '/', '--ro-bind', '/proc/sys', '/proc/sys', '--bind', '/w', '/w', '--', '--bind', 'x', 'y']),
+      listBinds([
+        '--ro-bind',
+        '/',
+        '/',
+        '--ro-bind',
+        '/proc/sys',
+        '/proc/sys',
+        '--bind',
+        '/w',
+        '/w',
+        '--',
+        '--bind',
+        'x',
+        'y',
+      ]),
     ).toEqual([
       { source: '/', dest: '/', readOnly: true },
       { source: '/w', dest: '/w', readOnly: false },
     ]);
     expect(
-      parseMountInfo('36 35 98:0 /mnt1 /a\\040b rw,noatime master:1 - ext3 /dev/root rw\n37 36 98:0 / /c ro - ext4 /dev/x rw\n'),
+      parseMountInfo(
+        '36 35 98:0 /mnt1 /a\\040b rw,noatime master:1 - ext3 /dev/root rw\n37 36 98:0 / /c ro - ext4 /dev/x rw\n',
+      ),
     ).toEqual([
       { mountPoint: '/a b', readOnly: false },
       { mountPoint: '/c', readOnly: true },
@@ -47,8 +63,17 @@ describe.runIf(canBwrap && isRoot).each(users)('mount gate with real bwrap as %s
   });
   afterEach(() => rmSync(fx.base, { recursive: true, force: true }));
   const gateRun = (mode: 'swap' | 'plain') => {
-    const argv = [process.execPath, '--no-warnings', join(ROOT, 'test/fixtures/mount-gate-run.ts'), fx.ws, mode];
-    const full = uid === undefined ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
+    const argv = [
+      process.execPath,
+      '--no-warnings',
+      join(ROOT, 'test/fixtures/mount-gate-run.ts'),
+      fx.ws,
+      mode,
+    ];
+    const full =
+      uid === undefined
+        ? argv
+        : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
     const r = spawnSync(full[0]!, full.slice(1), { cwd: ROOT, encoding: 'utf8' });
     expect(r.stderr).toBe('');
     return JSON.parse(r.stdout) as { refused: string | null; status: number | null };

@@ -39,7 +39,9 @@ describe('findBwrap', () => {
       '/opt/b': rootDir(),
       '/opt/b/bwrap': rootExe,
     });
-    expect(findBwrap({ pathVar: '/opt/b:/usr/bin', writableGuess: [], systemPaths: ['/usr/bin/bwrap'], ...fs })).toEqual({
+    expect(
+      findBwrap({ pathVar: '/opt/b:/usr/bin', writableGuess: [], systemPaths: ['/usr/bin/bwrap'], ...fs }),
+    ).toEqual({
       chosen: '/usr/bin/bwrap',
       candidates: [
         { path: '/usr/bin/bwrap' },
@@ -74,7 +76,10 @@ describe('findBwrap', () => {
       chosen: '/opt/bwrap',
       candidates: [
         { path: '/ws/node_modules/.bin/bwrap', rejected: 'inside /ws, where a sandboxed run can write' },
-        { path: '/home/u/bin/bwrap', rejected: 'not trusted: /home/u/bin/bwrap is owned by uid 1000, not root' },
+        {
+          path: '/home/u/bin/bwrap',
+          rejected: 'not trusted: /home/u/bin/bwrap is owned by uid 1000, not root',
+        },
         { path: '/srv/bwrap', rejected: 'not trusted: /srv is writable by its group' },
         { path: '/opt/bwrap' },
       ],

@@ -12,7 +12,6 @@
 //      way, or bwrap dying first: the sandbox is killed before the command ever ran.
 import { closeSync, createReadStream, readFileSync, writeSync } from 'node:fs';
 import { CordonError } from '../../errors.ts';
-import { createPipe } from '../../native/linux.ts';
 import {
   type FsAtError,
   type Identity,
@@ -21,6 +20,7 @@ import {
   openProcRoot,
   sameIdentity,
 } from '../../native/fsat.ts';
+import { createPipe } from '../../native/linux.ts';
 
 export interface BindMount {
   readonly source: string;
@@ -35,14 +35,15 @@ interface MountEntry {
 
 /** /proc/PID/mountinfo lines → mount point (relative to that process's root) and ro. */
 export function parseMountInfo(text: string): MountEntry[] {
-  const unescape = (v: string) => v.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+  const decodeOctal = (v: string) =>
+    v.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
   return text
     .split('\n')
     .filter((l) => l.length > 0)
     .map((line) => {
       const f = line.split(' ');
       return {
-        mountPoint: unescape(f[4] ?? ''),
+        mountPoint: decodeOctal(f[4] ?? ''),
         readOnly: (f[5] ?? '').split(',').includes('ro'),
       };
     });
@@ -57,7 +58,8 @@ export function listBinds(args: readonly string[]): BindMount[] {
     if ((a === '--bind' || a === '--ro-bind') && i + 2 < args.length) {
       const source = args[i + 1]!;
       const dest = args[i + 2]!;
-      if (!source.startsWith('/proc/') && source !== '/proc') out.push({ source, dest, readOnly: a === '--ro-bind' });
+      if (!source.startsWith('/proc/') && source !== '/proc')
+        out.push({ source, dest, readOnly: a === '--ro-bind' });
       i += 2;
     }
   }
@@ -125,7 +127,8 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
     try {
       text = readFileSync(`/proc/${pid}/syscall`, 'utf8');
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH'
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ||
+        (error as NodeJS.ErrnoException).code === 'ESRCH'
         ? 'gone'
         : 'busy';
     }
@@ -185,7 +188,10 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
           const top = mounts.filter((m) => m.mountPoint === b.dest).pop();
           // (Device numbers are compared below through stat: mountinfo's differ on btrfs.)
           if (!top || (b.readOnly && !top.readOnly))
-            return refuse(bwrapPid, `no ${b.readOnly ? 'read-only ' : ''}mount of '${b.source}' at '${b.dest}' in the sandbox`);
+            return refuse(
+              bwrapPid,
+              `no ${b.readOnly ? 'read-only ' : ''}mount of '${b.source}' at '${b.dest}' in the sandbox`,
+            );
         }
         const sandboxRoot = openProcRoot(childPid);
         try {
@@ -195,10 +201,16 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
             try {
               seen = identityBelow(sandboxRoot, b.dest);
             } catch (error) {
-              return refuse(bwrapPid, `'${b.dest}' is not reachable without a symlink in the sandbox (${(error as FsAtError).code ?? error})`);
+              return refuse(
+                bwrapPid,
+                `'${b.dest}' is not reachable without a symlink in the sandbox (${(error as FsAtError).code ?? error})`,
+              );
             }
             if (!sameIdentity(seen, pinned[i]!))
-              return refuse(bwrapPid, `'${b.dest}' in the sandbox is not '${b.source}' as checked before the start`);
+              return refuse(
+                bwrapPid,
+                `'${b.dest}' in the sandbox is not '${b.source}' as checked before the start`,
+              );
           }
         } finally {
           closeSync(sandboxRoot);

@@ -15,9 +15,9 @@
 // the network off. Implicit rules, as bwrap's --proc/--dev give them: /proc read, the
 // standard character devices read-write (unless the policy names them or an ancestor `none`).
 import { CordonError } from '../../errors.ts';
-import { OWN_CODE_REASON } from '../../policy/protected.ts';
 import type { HostInfo } from '../../host/types.ts';
 import { findGoverningRule, isEffective } from '../../policy/access.ts';
+import { OWN_CODE_REASON } from '../../policy/protected.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { LandlockPlan, LandlockRule, NotEnforced } from '../types.ts';
 import { isSeccompArch } from './seccomp-bpf.ts';
