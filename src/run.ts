@@ -1,7 +1,7 @@
 // Orchestration: options → policy → plan → exec → collect → render → result, with the
 // machine-facing parts injectable (probe, subreaper) so the CLI and the library share it.
 // `preparePlan` is the pipeline stopped after plan (explain uses it); `run` goes to the end.
-import { mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
@@ -284,10 +284,16 @@ export async function executePlan(
       : undefined;
   // bwrap: every bind checked by device/inode inside the sandbox before the command starts.
   const dataFds = plan.backend === 'bwrap' ? openBwrapDataFds(plan) : [];
-  const gate =
-    plan.backend === 'bwrap'
-      ? (await import('./backends/bwrap/mount-gate.ts')).prepareMountGate(plan.args, 3 + dataFds.length)
-      : undefined;
+  let gate: import('./backends/bwrap/mount-gate.ts').MountGate | undefined;
+  try {
+    if (plan.backend === 'bwrap')
+      gate = (await import('./backends/bwrap/mount-gate.ts')).prepareMountGate(plan.args, 3 + dataFds.length);
+  } catch (error) {
+    for (const fd of dataFds) closeSync(fd);
+    if (placeholders.length > 0)
+      (await import('./backends/bwrap/placeholders.ts')).removePlaceholders(placeholders);
+    throw error;
+  }
   let gateCheck: Promise<void> | undefined;
   let outcome: SpawnOutcome;
   try {

@@ -26,7 +26,7 @@ describe('cordon explain --platform win32', () => {
     }).toEqual({
       backend: 'windows',
       commandLine: 'node "a b.js"',
-      aces: ['allow C:/Users/user/project', 'deny C:/Users/user/project/.cordon'],
+      aces: ['allow C:/Users/user/project'],
       refusal: undefined,
     });
   });

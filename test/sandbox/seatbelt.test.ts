@@ -73,16 +73,11 @@ describe.runIf(isDarwin)('seatbelt on macOS (real sandbox-exec)', () => {
     expect(existsSync(join(work, 'hard'))).toBe(false);
   });
 
-  it('protects .git and a missing .cordon in the working directory', async () => {
-    const r = await cordon(
-      work,
-      [],
-      'echo evil >> .git/config; mkdir .git/hooks; mkdir .cordon; touch .cordon; mv .git .git-moved',
-    );
+  it('protects .git in the working directory', async () => {
+    const r = await cordon(work, [], 'echo evil >> .git/config; mkdir .git/hooks; mv .git .git-moved');
     expect(r.code).not.toBe(0);
     expect(readFileSync(join(work, '.git', 'config'), 'utf8')).toBe('[core]\n');
     expect(existsSync(join(work, '.git', 'hooks'))).toBe(false);
-    expect(existsSync(join(work, '.cordon'))).toBe(false);
     expect(existsSync(join(work, '.git-moved'))).toBe(false);
   });
 
