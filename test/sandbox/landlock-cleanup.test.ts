@@ -128,10 +128,11 @@ process.stdout.write(r.stdout.text);`;
         const swapper = spawn(prep[0]!, prep.slice(1), { cwd: fx.ws, stdio: 'ignore' });
         await new Promise((r) => setTimeout(r, 300));
         const r = await runCli(['cache', 'clear'], { cwd: fx.ws, asUid: uid, env });
-        expect(r.code).toBe(0);
         writeFileSync(stop, '');
         swapper.kill('SIGKILL');
         expect(readdirSync(victim).length).toBe(VICTIMS);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
       }
     });
   },
