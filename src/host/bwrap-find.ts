@@ -5,7 +5,8 @@
 //   1. fixed system locations (/usr/bin/bwrap, /bin/bwrap, /usr/sbin/bwrap): the first one that
 //      passes the ownership check below is chosen and PATH is not consulted;
 //   2. otherwise the first PATH entry whose file and every ancestor directory of its real path
-//      are owned by root and not writable by group or others, and which is not inside the
+//      are owned by root and not writable by group or others (a sticky ancestor may be: others
+//      cannot replace root's entry in it), and which is not inside the
 //      working directory, home or temp directory (as root, a sandboxed run writes root-owned
 //      files there).
 // Every candidate that was passed over is listed with the reason (doctor shows them).
@@ -55,7 +56,12 @@ export function untrustedReason(path: string, lstat: (p: string) => Stats): stri
     }
     if (s.isSymbolicLink()) return `${p} changed while it was checked`;
     if (s.uid !== 0) return `${p} is owned by uid ${s.uid}, not root`;
-    if ((s.mode & 0o022) !== 0) return `${p} is writable by ${s.mode & 0o020 ? 'its group' : 'others'}`;
+    // A sticky directory (/nix/store is root:nixbld 1775) lets others add entries but not
+    // replace root's: fine as an ancestor, since its entry on the way was checked root-owned.
+    // Not for the file's own directory: a root-owned file dropped into /var/tmp is no package.
+    const sticky = p !== path && p !== dirname(path) && (s.mode & 0o1000) !== 0;
+    if ((s.mode & 0o022) !== 0 && !sticky)
+      return `${p} is writable by ${s.mode & 0o020 ? 'its group' : 'others'}`;
     if (p === '/') return undefined;
   }
 }

@@ -86,6 +86,41 @@ describe('findBwrap', () => {
     });
   });
 
+  it('accepts a sticky group-writable ancestor (/nix/store), not a plain one', () => {
+    const fs = fakeFs({
+      '/': rootDir(),
+      '/nix': rootDir(),
+      '/nix/store': rootDir(0o1775),
+      '/nix/store/x-bwrap': rootDir(0o555),
+      '/nix/store/x-bwrap/bwrap': rootExe,
+    });
+    expect(untrustedReason('/nix/store/x-bwrap/bwrap', fs.lstat)).toBeUndefined();
+    expect(
+      untrustedReason(
+        '/nix/store/x-bwrap/bwrap',
+        fakeFs({
+          ...{
+            '/': rootDir(),
+            '/nix': rootDir(),
+            '/nix/store': rootDir(0o775),
+            '/nix/store/x-bwrap': rootDir(0o555),
+            '/nix/store/x-bwrap/bwrap': rootExe,
+          },
+        }).lstat,
+      ),
+    ).toBe('/nix/store is writable by its group');
+  });
+
+  it('never trusts a file whose own directory is sticky and writable (/var/tmp/bwrap)', () => {
+    const fs = fakeFs({
+      '/': rootDir(),
+      '/var': rootDir(),
+      '/var/tmp': rootDir(0o1777),
+      '/var/tmp/bwrap': rootExe,
+    });
+    expect(untrustedReason('/var/tmp/bwrap', fs.lstat)).toBe('/var/tmp is writable by its group');
+  });
+
   it('finds none when nothing is trusted', () => {
     const fs = fakeFs({ '/': rootDir(0o757), '/bwrap': rootExe });
     expect(findBwrap({ pathVar: '/', writableGuess: [], systemPaths: [], ...fs }).chosen).toBeUndefined();
