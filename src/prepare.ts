@@ -28,7 +28,8 @@ import type { MergedProfile } from './profile/types.ts';
 
 /** What planning reads from the machine; tests and `explain --platform` swap in synthetic hosts. */
 export interface PrepareSeams {
-  readonly probe: (needs: { bwrap: boolean; landlock: boolean }) => HostInfo;
+  /** `cwd`: the run's working directory (a bwrap found on PATH inside it is never trusted). */
+  readonly probe: (needs: { bwrap: boolean; landlock: boolean; cwd?: string | undefined }) => HostInfo;
   /** Plan for another OS (explain --platform): no real cwd check, the synthetic host's cwd. */
   readonly platform?: Platform | undefined;
   readonly cwdOverride?: string | undefined;
@@ -97,10 +98,11 @@ export function preparePlan(
   const probed = deps.probe({
     bwrap: platform === 'linux' && (request === 'auto' || request === 'bwrap'),
     landlock: platform === 'linux' && request === 'landlock',
+    cwd,
   });
   const host =
     platform === 'linux' && request === 'auto' && !probed.bwrap?.usable && probed.landlock === undefined
-      ? { ...probed, landlock: deps.probe({ bwrap: false, landlock: true }).landlock }
+      ? { ...probed, landlock: deps.probe({ bwrap: false, landlock: true, cwd }).landlock }
       : probed;
   let policy: SandboxPolicy | undefined;
   let envRequest = { keep: options.keepEnv ?? [], set: options.setEnv ?? {}, drop: [] as string[] };

@@ -1,8 +1,9 @@
 // `cordon cache` (where the sandbox cache lives, each entry's size) and `cordon cache clear`
 // (empty it). Walks with lstat and never follows a link: a sandboxed command may have left
-// links in its cache that point at the host's files.
-import { closeSync, constants, fchmodSync, lstatSync, openSync, readdirSync, rmSync } from 'node:fs';
+// links in its cache that point at the host's files; clearing goes through native/fsat.ts.
+import { closeSync, lstatSync, readdirSync } from 'node:fs';
 import { probeHost } from '../host/probe.ts';
+import { openDirPath, removeTreeAt } from '../native/fsat.ts';
 import { type CacheClearJson, type CacheShowJson, stamp } from '../result/json.ts';
 import { resolveCacheRoot, workspaceKey } from './layout.ts';
 import { checkPrivateDir } from './prepare.ts';
@@ -32,28 +33,6 @@ function sizeOf(path: string): number {
   return total;
 }
 
-/** Go leaves its module tree read-only: make directories writable again, through no link. */
-function makeWritable(path: string): void {
-  let st: ReturnType<typeof lstatSync>;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return;
-  }
-  if (!st.isDirectory()) return;
-  try {
-    const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-    try {
-      fchmodSync(fd, 0o700);
-    } finally {
-      closeSync(fd);
-    }
-    for (const name of readdirSync(path)) makeWritable(`${path}/${name}`);
-  } catch {
-    // rmSync below reports what is left
-  }
-}
-
 function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes;
@@ -81,9 +60,14 @@ export function runCacheCommand(
         .map((name) => ({ name, path: `${root}/${name}`, bytes: sizeOf(`${root}/${name}`) }))
     : [];
   if (action === 'clear') {
-    for (const entry of entries) {
-      makeWritable(entry.path);
-      rmSync(entry.path, { recursive: true, force: true });
+    // Descriptor-relative and no-follow (a run may still be swapping directories in its
+    // entry for links to the host's files); Go's read-only module dirs are made writable
+    // through the same descriptors.
+    const rootFd = openDirPath(host.realpath(root));
+    try {
+      for (const entry of entries) removeTreeAt(rootFd, entry.name);
+    } finally {
+      closeSync(rootFd);
     }
     const freed = entries.reduce((sum, e) => sum + e.bytes, 0);
     if (json) {

@@ -3,7 +3,8 @@
 import { cgroupUnavailableReason } from '../backends/landlock/cgroup.ts';
 import { readLinuxFacts } from '../doctor/facts.ts';
 import { linuxDoctorChecks } from '../doctor/linux.ts';
-import { probeHost } from '../host/probe.ts';
+import { BWRAP_SYSTEM_PATHS, findBwrap } from '../host/bwrap-find.ts';
+import { bwrapWritableGuess, probeHost } from '../host/probe.ts';
 import { probeSeatbelt } from '../host/seatbelt-probe.ts';
 import { judgeBackends } from '../plan/choose.ts';
 import { checkLandlockFit } from '../plan/linux/landlock.ts';
@@ -43,6 +44,24 @@ export function runDoctor(json: boolean, write: (fd: number, text: string) => vo
     const facts = readLinuxFacts(host);
     checks.push(...linuxDoctorChecks(facts));
     const noCgroup = cgroupUnavailableReason();
+    // Which bubblewrap was chosen, and why every other candidate was passed over (decided from
+    // ownership and permissions alone, before anything is executed).
+    const search = findBwrap({
+      pathVar: process.env['PATH'],
+      writableGuess: bwrapWritableGuess(process.cwd()),
+    });
+    const passed = search.candidates
+      .filter((c) => c.rejected !== undefined)
+      .map((c) => `; not used: ${c.path} — ${c.rejected}`)
+      .join('');
+    checks.push({
+      name: 'bwrap choice',
+      ok: search.chosen !== undefined,
+      detail:
+        search.chosen === undefined
+          ? `no trusted bubblewrap found (looked at ${BWRAP_SYSTEM_PATHS.join(', ')}, then PATH)${passed}`
+          : `at ${search.chosen} (chosen: ${(BWRAP_SYSTEM_PATHS as readonly string[]).includes(search.chosen) ? 'a fixed system location, root-owned' : 'the first PATH entry that is root-owned all the way up and outside the workspace, home and temp'})${passed}`,
+    });
     checks.push({
       name: 'leftover processes',
       ok: noCgroup === undefined,

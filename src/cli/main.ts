@@ -16,7 +16,7 @@ import { VERSION } from '../version.ts';
 import { colorHints } from './color-env.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
-import { writeReport } from './report.ts';
+import { openReport } from './report.ts';
 import { renderVerboseHeader } from './verbose.ts';
 
 function writeAll(fd: number, text: string): void {
@@ -90,6 +90,8 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
       ? { ...options.run, setEnv: { ...hints, ...options.run.setEnv } }
       : options.run;
   const prepared = preparePlan(parsed.command, runOptions);
+  // Pinned before anything runs: a command that re-points the report's directory cannot move it.
+  const report = options.report ? await openReport(options.report, prepared.policy) : undefined;
   const subreaper = process.platform === 'linux' ? await linuxProcessSetup(prepared.plan) : false;
   const mode: LaunchMode = { subreaper };
 
@@ -117,9 +119,8 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
     !live && !options.json && !options.quiet && process.stderr.isTTY && (process.stderr.columns ?? 0) >= 20
       ? await import('./spinner.ts').then((m) => m.startSpinner())
       : undefined;
-  if (options.report) {
-    writeReport(
-      options.report,
+  if (report) {
+    report.write(
       stamp({
         status: 'pending',
         started: false,
@@ -139,9 +140,8 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
         ...runOptions,
         signal: controller.signal,
         onStart: ({ pid }) => {
-          if (options.report) {
-            writeReport(
-              options.report,
+          if (report) {
+            report.write(
               stamp({
                 status: 'running',
                 started: true,
@@ -162,7 +162,8 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
     spinner?.stop();
     for (const s of signals) process.off(s, onSignal);
   }
-  if (options.report) writeReport(options.report, result);
+  report?.write(result);
+  report?.close();
   let status = result.exitStatus;
   if (receivedSignal && result.cancelled) status = 128 + signalNumber(receivedSignal);
   if (options.json) {

@@ -19,7 +19,9 @@ import { isSea } from 'node:sea';
 import { unixHelperAvailable } from '../backends/bwrap/supervised.ts';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
+import { findBwrap } from './bwrap-find.ts';
 import { type NodeRuntime, nodeRuntime } from './node-runtime.ts';
+import { findOwnCode } from './own-code.ts';
 import { pathKind } from './path-kind.ts';
 import { probeWindowsHost } from './probe-win32.ts';
 import { probeDarwinUserDirs } from './seatbelt-probe.ts';
@@ -33,6 +35,8 @@ export interface ProbeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Version and full trial for bwrap (doctor, explain); runs use the one-call fast probe. */
   readonly detailed?: boolean;
+  /** The run's working directory: a bwrap on PATH inside it is never trusted. */
+  readonly cwd?: string | undefined;
 }
 
 const LINUX_SYSTEM_ROOTS = [
@@ -93,6 +97,7 @@ function readSmallText(path: string): string | undefined {
   }
 }
 
+/** The first executable `name` on PATH — only looked up, never executed (the {node} token). */
 export function findOnPath(name: string, pathVar: string | undefined): string | undefined {
   for (const dir of (pathVar ?? '').split(delimiter)) {
     if (!dir) continue;
@@ -119,10 +124,15 @@ const USERNS_BLOCKED =
 export function probeBwrap(
   env: Readonly<Record<string, string | undefined>>,
   mode: 'fast' | 'detailed' = 'detailed',
+  writableGuess: readonly string[] = [],
 ): BwrapInfo | undefined {
-  const found = findOnPath('bwrap', env['PATH']);
-  if (!found) return undefined;
-  const path = realpathLenient(found);
+  // Chosen before anything is executed: never a bwrap a sandboxed run could have planted.
+  const path = findBwrap({ pathVar: env['PATH'], writableGuess }).chosen;
+  return path === undefined ? undefined : probeBwrapAt(path, mode);
+}
+
+/** The trial (and, detailed, the version) of the bubblewrap at `path`, already trusted. */
+export function probeBwrapAt(path: string, mode: 'fast' | 'detailed' = 'detailed'): BwrapInfo {
   const trialRun = (args: string[]) =>
     spawnSync(path, [...args, '--ro-bind', '/', '/', '--', '/bin/true'], {
       encoding: 'utf8',
@@ -172,6 +182,17 @@ export function probeBwrap(
   };
   if (trial.status === 0) return { ...base, usable: true };
   return { ...base, usable: false, unusableReason: failure(trial, versionText) };
+}
+
+/** Where a sandboxed run usually writes: a bwrap found on PATH there is not trusted. */
+export function bwrapWritableGuess(cwd: string | undefined): string[] {
+  return [
+    ...new Set([
+      realpathLenient(cwd ?? process.cwd()),
+      realpathLenient(homedir()),
+      realpathLenient(tmpdir()),
+    ]),
+  ];
 }
 
 export function probeLandlock(): LandlockInfo {
@@ -261,12 +282,13 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
     systemRoots: [...new Set(systemRoots)],
     stateDirs: ensureStateDirs(platform, env),
     darwinUserDirs: platform === 'darwin' ? probeDarwinUserDirs(tmpdir(), realpathLenient) : undefined,
+    ownCode: findOwnCode(),
     systemLinks: roots.flatMap((p) =>
       pathKind(p) === 'symlink' ? [{ path: p, target: readlinkSync(p) }] : [],
     ),
     bwrap:
       options.bwrap && platform === 'linux'
-        ? probeBwrap(env, options.detailed ? 'detailed' : 'fast')
+        ? probeBwrap(env, options.detailed ? 'detailed' : 'fast', bwrapWritableGuess(options.cwd))
         : undefined,
     landlock: options.landlock && platform === 'linux' ? probeLandlock() : undefined,
     seccompNotify: platform === 'linux' && kernelAtLeast(release(), 5, 9) && unixHelperAvailable(),

@@ -75,6 +75,12 @@ export interface HostInfo {
    * loads later must never be writable by a sandboxed command.
    */
   readonly stateDirs?: readonly string[] | undefined;
+  /**
+   * cordon's own code on this machine (dist/, bin/, koffi, the Node binary, the .bin directory
+   * it was started from), canonical. Kept read-only inside every writable root; a backend that
+   * cannot do that refuses, even with --best-effort.
+   */
+  readonly ownCode?: readonly { readonly path: string; readonly what: string }[] | undefined;
   readonly systemLinks?: readonly { readonly path: string; readonly target: string }[] | undefined;
   readonly bwrap?: BwrapInfo | undefined;
   /** The running Node's files behind the {node} token; undefined in a single executable. */

@@ -50,9 +50,10 @@ export interface BwrapPlan extends PlanBase {
    */
   readonly statusFd?: number | undefined;
   /**
-   * Mount points that do not exist on the host but must be covered (a missing protected
-   * `.cordon`, a missing denied path inside a writable root). bwrap creates them; cordon
-   * removes them after the run if they are still empty.
+   * Mount points that do not exist on the host but must be covered (a missing denied path
+   * inside a writable root, or a missing protected gitdir target). cordon creates each one
+   * itself (O_CREAT|O_EXCL relative to the pinned parent directory) before bwrap starts and
+   * removes exactly that entry afterwards (src/backends/bwrap/placeholders.ts).
    */
   readonly placeholders: readonly { path: string; kind: 'file' | 'dir' }[];
   /**

@@ -1,6 +1,8 @@
 // Paths kept read-only inside every writable root unless a rule names that exact path:
 //   <root>/.git      a directory, or a pointer file and the gitdir: target it names
-//   <root>/.cordon   cordon's own configuration; read-only, and cannot be created
+// (`.cordon` is not protected: nothing reads it, and a placeholder covering a missing one
+// showed up in every `git status`; a per-project config file would be designed with its
+// protection, once, where it is added.)
 // An existing .git is protected; a missing one is not (covering it breaks git in every
 // subdirectory of a repository), so a command can `git init` a new repository in a writable
 // root that has none — documented in the README. The list is in the README.
@@ -10,7 +12,14 @@ import { submoduleProtections } from './submodules.ts';
 import { protectedSymlinkError } from './symlink-refusal.ts';
 import type { PolicyRule } from './types.ts';
 
-export const PROTECTED_NAMES = ['.git', '.cordon'] as const;
+export const PROTECTED_NAMES = ['.git'] as const;
+
+/** Reason prefix of the rules that keep cordon's own code read-only (never best-effort). */
+export const OWN_CODE_REASON = "cordon's own code";
+
+export function isOwnCodeRule(rule: PolicyRule): boolean {
+  return rule.source.kind === 'protected' && rule.source.reason.startsWith(OWN_CODE_REASON);
+}
 
 function join(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
@@ -63,9 +72,9 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
         throw protectedSymlinkError(path, root.path, name, host);
       }
       // A missing .git is left alone: covering it would make git (and Go's VCS stamping) fail
-      // in every directory that is not itself a repository root. A missing .cordon is covered.
-      if (name === '.git' && kind === 'missing') continue;
-      add(path, name === '.git' ? 'git metadata' : 'cordon configuration');
+      // in every directory that is not itself a repository root.
+      if (kind === 'missing') continue;
+      add(path, 'git metadata');
       if (name === '.git' && kind === 'file') {
         const text = host.readText(path);
         const target = text === undefined ? undefined : parseGitdirPointer(text, root.path, host);
@@ -83,5 +92,8 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
   // deeper write rule and keeps winning.
   for (const dir of host.stateDirs ?? [])
     add(dir, 'cordon state: compile cache, native module, sandbox cache');
+  // cordon's own code (a project-local `npm install cordon` puts it inside {cwd}): a run must
+  // not rewrite what the next run executes unconfined.
+  for (const own of host.ownCode ?? []) add(own.path, `${OWN_CODE_REASON}: ${own.what}`);
   return out;
 }

@@ -154,29 +154,51 @@ function parentOf(path: string): string {
 }
 
 /**
- * A read-only or denied path that is reached through a symlink living in a writable
- * directory can be re-pointed by the sandboxed command between planning and use (or after):
- * refuse it, naming the link.
+ * A rule whose path is reached through a symlink living in a writable directory can be
+ * re-pointed by the sandboxed command (or another run's) between planning and use, or after:
+ * refuse it, naming the link. Checked from the realpath answers themselves (a symlink is where
+ * the canonical path of a prefix stops being its parent's plus the name), and the result must
+ * agree with the path the rule was resolved to: another process swapping a directory for a
+ * link while this runs cannot slip a link's target in as the rule's path.
  */
 function checkSymlinkedCarveOuts(
   logicalRules: readonly LogicalRule[],
   rules: readonly PolicyRule[],
   host: HostInfo,
 ): void {
-  for (const rule of logicalRules) {
-    if (rule.access === 'write') continue;
-    let current = rule.logical;
-    while (current !== '/' && !/^[A-Za-z]:\/?$/.test(current)) {
-      if (host.kind(current) === 'symlink') {
-        const dir = parentOf(current);
-        if (canWrite(rules, host.realpath(dir))) {
-          throw new CordonError(
-            'unsafe-symlink',
-            `cannot enforce ${rule.access === 'none' ? 'deny' : 'read-only'} rule on '${rule.logical}': it goes through the symlink '${current}', which the sandboxed command could replace because '${dir}' is writable — name the link's target instead, or replace the link`,
-          );
-        }
+  for (const [i, rule] of logicalRules.entries()) {
+    const resolved = rules[i]!.path;
+    const parts = rule.logical.split('/').filter((p) => p !== '');
+    const drive = /^[A-Za-z]:$/.test(parts[0] ?? '') ? parts.shift()! : '';
+    let logicalPrefix = drive;
+    let realPrefix = drive;
+    for (const part of parts) {
+      const dir = logicalPrefix === '' ? '/' : logicalPrefix;
+      const realDir = realPrefix === '' ? '/' : realPrefix;
+      logicalPrefix = `${logicalPrefix}/${part}`;
+      const real = host.realpath(logicalPrefix);
+      const expected = `${realPrefix}/${part}`;
+      if ((real !== expected || host.kind(logicalPrefix) === 'symlink') && canWrite(rules, realDir)) {
+        throw new CordonError('unsafe-symlink', symlinkMessage(rule, logicalPrefix, dir, host));
       }
-      current = parentOf(current);
+      realPrefix = real === '/' ? '' : real;
     }
+    const walked = realPrefix === '' ? '/' : realPrefix;
+    if (walked !== resolved && (canWrite(rules, parentOf(walked)) || canWrite(rules, parentOf(resolved))))
+      throw new CordonError(
+        'unsafe-symlink',
+        `cannot resolve '${rule.logical}': it changed while cordon resolved it (first '${resolved}', then '${walked}'), inside a directory the command can write — another run may be swapping it for a symlink; wait for it and run again`,
+      );
   }
+}
+
+function symlinkMessage(rule: LogicalRule, link: string, dir: string, host: HostInfo): string {
+  // A write rule too: an earlier run can plant `./build -> /elsewhere`, and granting the
+  // link's target would let this run write wherever the link points.
+  const what = rule.access === 'none' ? 'deny' : rule.access === 'write' ? 'write' : 'read-only';
+  const fix =
+    rule.access === 'write'
+      ? `grant the real target instead (--write ${host.realpath(rule.logical)}) if that is what you mean, or remove the link`
+      : "name the link's target instead, or replace the link";
+  return `cannot enforce ${what} rule on '${rule.logical}': it goes through the symlink '${link}', which the sandboxed command could replace because '${dir}' is writable — ${fix}`;
 }

@@ -47,7 +47,7 @@ const json = (stdout: string) =>
   JSON.parse(stdout) as Record<string, unknown> & { annotations: Record<string, unknown>[] };
 
 // Landlock cannot deny inside a readable directory, so it runs the strict profile here (home
-// not readable at all), with --best-effort for the protected .git/.cordon it cannot keep
+// not readable at all), with --best-effort for the protected .git it cannot keep
 // read-only inside the writable cwd; bwrap runs the default workspace profile.
 const BACKENDS = [
   {

@@ -11,7 +11,6 @@ describe.runIf(isLinux)('explain', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`write ${dir}    ← profile workspace (filesystem[1])`);
     expect(r.stdout).toContain(`none  ${dir}/secret    ← flag --deny`);
-    expect(r.stdout).toContain(`read  ${dir}/.cordon    ← protected (cordon configuration)`);
     expect(r.stdout).toMatch(/backend: (bwrap|landlock)/);
     expect(r.stdout).toContain('"--cap-drop"');
     expect(r.stdout).toContain('"touch"');

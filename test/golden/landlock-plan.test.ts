@@ -86,17 +86,21 @@ const bwrapBroken = {
 };
 
 const cases: [string, RunOptions, SyntheticOverrides & { arch?: string }][] = [
-  ['01 workspace, forced landlock, ABI 7: refused', { backend: 'landlock' }, { landlockAbi: 7 }],
+  [
+    '01 workspace, forced landlock, ABI 7, no .git: enforced exactly',
+    { backend: 'landlock' },
+    { landlockAbi: 7 },
+  ],
   ['02 workspace, ABI 7, --best-effort', { backend: 'landlock', bestEffort: true }, { landlockAbi: 7 }],
   [
-    '03 strict, ABI 7: protected .git/.cordon refused',
+    '03 strict, ABI 7: protected .git refused',
     { backend: 'landlock', profile: 'strict' },
-    { landlockAbi: 7 },
+    { landlockAbi: 7, files: { '/home/user/project/.git': 'dir' } },
   ],
   [
     '04 strict, ABI 7, --best-effort',
     { backend: 'landlock', profile: 'strict', bestEffort: true },
-    { landlockAbi: 7 },
+    { landlockAbi: 7, files: { '/home/user/project/.git': 'dir' } },
   ],
   [
     '05 system+cwd read, net off, ABI 7: exact',
@@ -104,7 +108,7 @@ const cases: [string, RunOptions, SyntheticOverrides & { arch?: string }][] = [
     { landlockAbi: 7 },
   ],
   [
-    '06 .git/.cordon named writable: the protected paths inside them are refused',
+    '06 .git and .cordon named writable (no longer protected: nothing inside them is refused)',
     { backend: 'landlock', profile: BUILD_OUT },
     { landlockAbi: 7 },
   ],
@@ -186,9 +190,12 @@ describe('Landlock plans (golden)', () => {
   });
 
   it('refuses with exit 125 and names the rule and the ways out', () => {
-    const text = render({ backend: 'landlock', profile: 'strict' }, { landlockAbi: 7 });
+    const text = render(
+      { backend: 'landlock', profile: 'strict' },
+      { landlockAbi: 7, files: { '/home/user/project/.git': 'dir' } },
+    );
     expect(text).toMatch(/^refused \(backend-unavailable, exit 125\)/);
-    expect(text).toContain('/home/user/project/.cordon');
+    expect(text).toContain('/home/user/project/.git');
     expect(text).toContain('bubblewrap');
     expect(text).toContain('--best-effort');
   });

@@ -72,7 +72,8 @@ function unsafeAfter(fix: string, policyRules: Parameters<typeof withFlagRule>[0
   for (const p of POINTS) if (writable(p) || writable(`${p}/x`)) return `persistence point ${p} writable`;
   for (const p of ['/etc', '/etc/cron.d/job', '/usr/local/bin', '/usr/bin/x'])
     if (writable(p)) return `${p} writable`;
-  for (const p of [`${CWD}/.git`, `${CWD}/.git/hooks/x`, `${CWD}/.cordon`])
+  // (.cordon is not protected: nothing reads it — docs/security.md.)
+  for (const p of [`${CWD}/.git`, `${CWD}/.git/hooks/x`])
     if (writable(p)) return `${p} writable`;
   if (target.split('/').includes('.git')) return 'names a .git';
   for (const c of [...CREDS, ...CREDS.map((p) => `${p}/x`)])

@@ -117,10 +117,8 @@ describe.runIf(canBwrap && isRoot).each(users)('bwrap escape battery as %s', (_l
     expect({ ...snapshotTree(wt), ...snapshotTree(join(fx.base, 'main-repo')) }).toEqual(before);
   });
 
-  it('.cordon cannot be created, and nothing is left behind on the host', async () => {
-    const r = await sh(
-      'mkdir .cordon; mkdir -p .cordon/profiles; echo x > .cordon/profile.yaml; ls -la .cordon >/dev/null; echo done',
-    );
+  it('cordon creates no .cordon in the workspace (nothing reads it; it is not protected)', async () => {
+    const r = await sh('ls -A .cordon 2>/dev/null; echo done');
     expect(r.stdout).toBe('done\n');
     expect(existsSync(join(fx.ws, '.cordon'))).toBe(false);
   });

@@ -181,7 +181,7 @@ describe.runIf(isLinux && abi > 0)(`Landlock backend (kernel ABI ${abi})`, () =>
       expect(readFileSync(target, 'utf8')).toBe('in\n');
       expect(readFileSync(outside, 'utf8')).toBe('original\n');
       expect(existsSync(join(dir, 'created.txt'))).toBe(false);
-      // Only the protected .git/.cordon carve-outs were not enforced, and the run says so.
+      // Only the protected .git carve-out was not enforced, and the run says so.
       expect(res.stderr).toContain(`not enforced: read ${allowed}/.git`);
       expect(res.code).toBe(0);
     });

@@ -117,21 +117,12 @@ describe('changeRoots', () => {
       cwd,
     );
     expect(changeRoots(policy, cwd)).toEqual([
-      { path: '/opt', excluded: ['/opt/.cordon'] },
+      { path: '/opt', excluded: [] },
       {
         path: '/home/user/project',
-        excluded: [
-          '/home/user/project/.cordon',
-          '/home/user/project/.git',
-          '/home/user/project/secret',
-          '/home/user/project/out/.cordon',
-          '/home/user/project/secret/gen/.cordon',
-        ],
+        excluded: ['/home/user/project/.git', '/home/user/project/secret'],
       },
-      {
-        path: '/home/user/project/secret/gen',
-        excluded: ['/home/user/project/secret/gen/.cordon'],
-      },
+      { path: '/home/user/project/secret/gen', excluded: [] },
     ]);
     expect(changeRoots(undefined, cwd)).toEqual([{ path: cwd, excluded: [] }]);
   });

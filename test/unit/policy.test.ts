@@ -78,8 +78,6 @@ describe('resolvePolicy', () => {
       ['write', '/tmp/x', 'profile'],
       ['none', '/home/user/.ssh', 'profile'],
       ['write', '/home/user/project', 'profile'],
-      ['read', '/tmp/x/.cordon', 'protected'],
-      ['read', '/home/user/project/.cordon', 'protected'],
       ['read', '/home/user/project/.git', 'protected'],
       ['read', '/home/user/project/sub/dir', 'profile'],
     ]);
@@ -93,7 +91,8 @@ describe('resolvePolicy', () => {
       host.cwd,
     );
     expect(resolveAccess(p.rules, '/home/user/project/.git/config')).toBe('write');
-    expect(resolveAccess(p.rules, '/home/user/project/.cordon/x')).toBe('read');
+    // .cordon is not protected (nothing reads it): it is as writable as its root.
+    expect(resolveAccess(p.rules, '/home/user/project/.cordon/x')).toBe('write');
   });
 
   it('protects a .git pointer file and the gitdir target it names', () => {
@@ -109,9 +108,9 @@ describe('resolvePolicy', () => {
     );
     // Only the top level of a writable root is protected (a nested repo's .git is not; documented).
     expect(resolveAccess(p.rules, '/home/user/project/.git')).toBe('write');
-    // A missing .git is not covered (git must keep working in subdirectories); .cordon is.
+    // A missing .git is not covered (git must keep working in subdirectories); .cordon never is.
     expect(resolveAccess(p.rules, '/home/user/.git')).toBe('write');
-    expect(resolveAccess(p.rules, '/home/user/.cordon')).toBe('read');
+    expect(resolveAccess(p.rules, '/home/user/.cordon')).toBe('write');
     const p2 = resolvePolicy(
       profile(
         'filesystem:\n  - { path: "{cwd}", access: write }\n  - { path: /home/user/main, access: write }\n',

@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { probeBwrap } from '../../src/host/probe.ts';
+import { probeBwrap, probeBwrapAt } from '../../src/host/probe.ts';
 import { syntheticHost } from '../../src/host/synthetic.ts';
 import { chooseBackend, judgeBackends } from '../../src/plan/choose.ts';
 import { makeTempDir } from '../helpers/cli.ts';
@@ -19,7 +19,7 @@ function fakeBwrap(script: string): string {
 describe.runIf(process.platform === 'linux')('probeBwrap', () => {
   it('reports a usable bwrap with its version and features', () => {
     const dir = fakeBwrap('[ "$1" = --version ] && { echo "bubblewrap 0.11.0"; exit 0; }; exit 0');
-    const info = probeBwrap({ PATH: dir });
+    const info = probeBwrapAt(join(dir, 'bwrap'));
     expect(info).toEqual({
       path: join(dir, 'bwrap'),
       version: '0.11.0',
@@ -33,15 +33,18 @@ describe.runIf(process.platform === 'linux')('probeBwrap', () => {
     const dir = fakeBwrap(
       '[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }; echo "bwrap: setting up uid map: Permission denied" >&2; exit 1',
     );
-    const info = probeBwrap({ PATH: dir });
+    const info = probeBwrapAt(join(dir, 'bwrap'));
     expect(info?.usable).toBe(false);
     expect(info?.unusableReason).toBe(
       `bubblewrap cannot create user namespaces here (bwrap: setting up uid map: Permission denied): on Ubuntu 24.04 allow it with an AppArmor profile for ${join(dir, 'bwrap')} (see README), elsewhere enable unprivileged user namespaces`,
     );
   });
 
-  it('returns undefined when bwrap is not on PATH', () => {
-    expect(probeBwrap({ PATH: makeTempDir() })).toBeUndefined();
+  it('never takes a bwrap from a PATH directory that is not root-owned all the way up', () => {
+    const dir = fakeBwrap('exit 0');
+    const info = probeBwrap({ PATH: dir });
+    // The system one when installed; never the fake one.
+    expect(info?.path).not.toBe(join(dir, 'bwrap'));
   });
 });
 

@@ -1,13 +1,17 @@
-// The bubblewrap launcher: passes the plan's data descriptors (empty files for masked paths,
-// then the seccomp program) as fds 3, 4, ..., spawns bwrap, and removes the mount points bwrap
-// had to create for missing covered paths.
+// The bubblewrap launcher: creates the placeholders for missing covered paths (pinned), passes
+// the plan's data descriptors (empty files for masked paths, the seccomp program, the status
+// pipe, the mount gate's) as fds 3, 4, ..., spawns bwrap (under the limits join step and the
+// unix-socket supervisor where they apply), holds the command until the mount gate has checked
+// every bind, and removes the placeholders by descriptor afterwards.
+import { closeSync } from 'node:fs';
 import { spawnPlan } from '../../exec/spawn.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
-import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
+import { type MountGate, prepareMountGate } from './mount-gate.ts';
+import { createPlaceholders, removePlaceholders } from './placeholders.ts';
 import { signalInsideNamespace } from './signal.ts';
 import { applyStatusReport, openStatusChannel } from './status.ts';
 import { prepareBwrapLaunch } from './supervised.ts';
@@ -23,13 +27,28 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   // The join step runs before bwrap: bwrap and everything it starts are born in the cgroup.
   // Created first: nothing else is left to undo if it fails.
   const limits = await startLimits(plan.limits);
-  const created = missingPlaceholders(plan);
+  // Mount points for missing denied paths: created by cordon, pinned, removed by descriptor.
+  const placeholders =
+    plan.placeholders.length > 0 ? createPlaceholders(plan.placeholders.map((p) => p.path)) : [];
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
+  // Descriptors 3, 4, ...: the masks' data, the seccomp program, the status pipe, then the
+  // mount gate's (every bind checked by device/inode inside the sandbox before the command).
+  const dataFds = [...openBwrapDataFds(plan), ...(status ? [status.writeFd] : [])];
+  let gate: MountGate;
+  try {
+    gate = prepareMountGate(plan.args, 3 + dataFds.length);
+  } catch (error) {
+    for (const fd of dataFds) closeSync(fd);
+    removePlaceholders(placeholders);
+    throw error;
+  }
+  const bwrapArgs = [...gate.args, ...plan.args];
   // With the unix-socket supervisor, it is started in bwrap's place and bwrap is its child.
-  const supervised = prepareBwrapLaunch(plan);
-  let outcome: Awaited<ReturnType<typeof spawnPlan>>;
-  const inner = supervised ?? plan;
+  const supervised = prepareBwrapLaunch({ ...plan, args: bwrapArgs }, gate.childFds.length);
+  const inner = supervised ?? { executable: plan.executable, args: bwrapArgs };
   const start = limits ? limits.wrap(inner.executable, inner.args) : inner;
+  let gateCheck: Promise<void> | undefined;
+  let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
     outcome = await spawnPlan({
       executable: start.executable,
@@ -37,23 +56,33 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
       env: supervised?.env ?? plan.env,
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
-      extraFds: [...openBwrapDataFds(plan), ...(status ? [status.writeFd] : [])],
+      extraFds: [...dataFds, ...gate.childFds],
       realPipes: true,
       timeoutMs: ctx.timeoutMs,
       timeoutSignal: ctx.timeoutSignal,
       killGraceMs: ctx.killAfterMs,
       signal: ctx.signal,
       subreaper: ctx.mode.subreaper,
-      onStart: ctx.onStart,
+      onStart: (pid) => {
+        gateCheck = gate.check(pid);
+        ctx.onStart?.(pid);
+      },
       onProgress: ctx.onProgress,
       onOutput: ctx.onOutput,
       signalGracefully: plan.ownsPidNamespace
         ? (pid, sig) => signalInsideNamespace(pid, sig, supervised ? 1 : 0)
         : undefined,
     });
+    await gateCheck;
   } finally {
-    removePlaceholders(created);
+    if (!gateCheck) gate.abandon();
+    removePlaceholders(placeholders);
     await supervised?.cleanup();
+  }
+  const refused = gate.failure();
+  if (refused) {
+    await limits?.finish(outcome);
+    throw refused;
   }
   const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
   const verdict = await limits?.finish(reported.outcome);

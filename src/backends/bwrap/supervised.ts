@@ -9,7 +9,7 @@ import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
-import { encodeHelperEnv } from '../landlock/launch.ts';
+import { encodeHelperEnv } from '../landlock/helper-env.ts';
 import type { UnixHelperSpec } from './unix-entry.ts';
 
 export interface BwrapLaunch {
@@ -48,7 +48,8 @@ export function unixHelperAvailable(): boolean {
 }
 
 /** undefined: spawn bwrap itself (no supervisor in the plan). */
-export function prepareBwrapLaunch(plan: BwrapPlan): BwrapLaunch | undefined {
+/** `gateFds`: the mount gate's descriptors, passed through after the plan's own. */
+export function prepareBwrapLaunch(plan: BwrapPlan, gateFds = 0): BwrapLaunch | undefined {
   const sup = plan.unixSupervisor;
   if (!sup) return undefined;
   const spec: UnixHelperSpec = {
@@ -56,7 +57,10 @@ export function prepareBwrapLaunch(plan: BwrapPlan): BwrapLaunch | undefined {
     allow: sup.allow,
     // Passed straight through: the masks' data descriptors, the seccomp program, the status pipe.
     dataFds:
-      plan.dataFds + (plan.seccompProgram === undefined ? 0 : 1) + (plan.statusFd === undefined ? 0 : 1),
+      plan.dataFds +
+      (plan.seccompProgram === undefined ? 0 : 1) +
+      (plan.statusFd === undefined ? 0 : 1) +
+      gateFds,
     parentPid: process.pid,
   };
   return {

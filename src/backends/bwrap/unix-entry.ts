@@ -10,7 +10,7 @@
 //   3. When bwrap exits this process exits the same way (code or signal). If this process dies
 //      first, the listener closes and every further trapped call fails (ENOSYS): closed, not open.
 import { spawn } from 'node:child_process';
-import { statSync, writeSync } from 'node:fs';
+import { closeSync, statSync, writeSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { setParentDeathSignal } from '../../native/landlock.ts';
 import { createPipe } from '../../native/linux.ts';
@@ -19,7 +19,7 @@ const SIGKILL = 9;
 
 import { dropThreadCapabilities, installListenerFilter } from '../../native/seccomp-notify.ts';
 import { buildUnixFilter, isUnixFilterArch } from '../../plan/linux/unix-filter.ts';
-import { decodeHelperEnv } from '../landlock/launch.ts';
+import { decodeHelperEnv } from '../landlock/helper-env.ts';
 import { type SupervisorSpec, UnixSupervisor } from './unix-supervisor.ts';
 
 export interface UnixHelperSpec {
@@ -96,6 +96,16 @@ async function main(argv: readonly string[]): Promise<void> {
   for (let i = 0; i < spec.dataFds; i++) stdio.push(3 + i);
   const child = spawn(command[0]!, command.slice(1), { stdio, env, argv0: command[0] });
   child.on('error', (error) => die(`could not start ${command[0]}: ${error.message}`, 125));
+  // bwrap has its copies now. Ours must go: cordon reads some of these pipes to end of file
+  // (the mount gate's --info-fd, the status reporter's pipe), which a copy held here would
+  // never let come.
+  for (let i = 0; i < spec.dataFds; i++) {
+    try {
+      closeSync(3 + i);
+    } catch {
+      // not open
+    }
+  }
   child.on('exit', (code, signal) => {
     writeSync(wakeWriter, 'x');
     if (signal) {

@@ -12,7 +12,7 @@ import {
   exitImmediately,
   setParentDeathSignal,
 } from '../../native/landlock.ts';
-import { decodeHelperEnv } from './launch.ts';
+import { decodeHelperEnv } from './helper-env.ts';
 
 const SIGKILL = 9;
 const ERRNO_NAMES: Record<number, string> = { 2: 'ENOENT', 8: 'ENOEXEC', 13: 'EACCES', 21: 'EISDIR' };

@@ -7,8 +7,6 @@
 // confine its own main thread instead: the command shared cordon's domain, and `kill -9
 // $PPID` or `kill -STOP $PPID` disarmed the timeout.) Reasoning: docs/landlock.md.
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
 import { spawnPlan } from '../../exec/spawn.ts';
@@ -19,6 +17,8 @@ import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { createRunCgroup } from './cgroup.ts';
+import { encodeHelperEnv } from './helper-env.ts';
+import { createPrivateTmp, type PrivateTmp } from './private-tmp.ts';
 
 export interface LandlockLaunch {
   readonly executable: string;
@@ -26,7 +26,8 @@ export interface LandlockLaunch {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly privateTmp?: string | undefined;
-  cleanup(): Promise<void>;
+  /** Removes the private TMPDIR (descriptor-relative; see private-tmp.ts). */
+  cleanup(opts?: { subreaper?: boolean | undefined }): Promise<void>;
 }
 
 export function findHelper(): string {
@@ -41,29 +42,7 @@ export function findHelper(): string {
   );
 }
 
-/** Prefix of the variables carrying the command's environment to the helper. */
-export const HELPER_ENV_PREFIX = 'CORDON_LANDLOCK_ENV_';
-const CHUNK_CHARS = 96 * 1024; // below the kernel's 128 KiB limit for one env string
-
-/**
- * The command's environment for the helper: JSON, base64, in chunks of ≤ 96 KiB, as the
- * helper's ONLY variables. Not argv (world-readable in /proc/PID/cmdline), and not the plain
- * variables (NODE_OPTIONS and friends would configure the helper's own Node).
- */
-export function encodeHelperEnv(env: Readonly<Record<string, string>>): Record<string, string> {
-  const text = Buffer.from(JSON.stringify(env)).toString('base64');
-  const out: Record<string, string> = {};
-  for (let i = 0; i * CHUNK_CHARS < text.length || i === 0; i++)
-    out[`${HELPER_ENV_PREFIX}${i}`] = text.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS);
-  return out;
-}
-
-export function decodeHelperEnv(vars: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  let text = '';
-  for (let i = 0; vars[`${HELPER_ENV_PREFIX}${i}`] !== undefined; i++)
-    text += vars[`${HELPER_ENV_PREFIX}${i}`];
-  return JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as Record<string, string>;
-}
+export { decodeHelperEnv, encodeHelperEnv, HELPER_ENV_PREFIX } from './helper-env.ts';
 
 export function toConfineSpec(plan: LandlockPlan, privateTmp: string | undefined): ConfineSpec {
   const rules = plan.rules.map((r) => ({ path: r.path, rights: r.rights }));
@@ -82,18 +61,18 @@ export async function prepareLandlockLaunch(
   plan: LandlockPlan,
   options: { readonly runCgroup?: boolean } = {},
 ): Promise<LandlockLaunch> {
-  let privateTmp: string | undefined;
-  if (plan.privateTmp) {
-    privateTmp = await mkdtemp(join(plan.privateTmp.parent, plan.privateTmp.prefix));
-    await chmod(privateTmp, 0o700);
-  }
+  // The private TMPDIR is pinned (parent fd and its own inode) and removed fd-relative.
+  const tmp: PrivateTmp | undefined = plan.privateTmp
+    ? await createPrivateTmp(plan.privateTmp.parent, plan.privateTmp.prefix)
+    : undefined;
+  const privateTmp = tmp?.path;
   const env = privateTmp ? { ...plan.env, TMPDIR: privateTmp } : { ...plan.env };
   // Everything the command starts stays in this cgroup and is killed with it (where cordon may
   // create one: see cgroup.ts); the helper joins it before confining itself.
   const cgroup = options.runCgroup === false ? undefined : createRunCgroup();
-  const cleanup = async () => {
+  const cleanup = async (opts: { subreaper?: boolean | undefined } = {}) => {
     await cgroup?.kill();
-    if (privateTmp) await rm(privateTmp, { recursive: true, force: true }).catch(() => {});
+    await tmp?.remove(opts);
   };
   const spec: ConfineSpec = {
     ...toConfineSpec(plan, privateTmp),
@@ -145,7 +124,7 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
       onOutput: ctx.onOutput,
     });
   } finally {
-    await launch.cleanup();
+    await launch.cleanup({ subreaper: ctx.mode.subreaper });
   }
   const verdict = limits ? await limits.finish(outcome) : undefined;
   return {

@@ -17,6 +17,7 @@
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
 import { findGoverningRule, isEffective, isWithin } from '../../policy/access.ts';
+import { OWN_CODE_REASON } from '../../policy/protected.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { LandlockPlan, LandlockRule, NotEnforced } from '../types.ts';
 import { splitAroundDev } from './landlock-dev.ts';
@@ -229,6 +230,14 @@ export function buildLandlockPlan(input: LandlockBuildInput): LandlockPlan {
     throw new CordonError(
       'policy-unenforceable',
       `Landlock ABI ${abi} cannot enforce ${analysis.inexact.length === 1 ? 'this rule' : `${analysis.inexact.length} rules`} exactly: ${listInexact(analysis.inexact)} — ${WAYS_OUT}`,
+    );
+  }
+  // cordon's own code inside a writable root must stay read-only: never merely "not enforced".
+  const ownCode = analysis.inexact.filter((n) => n.reason.includes(OWN_CODE_REASON));
+  if (ownCode.length > 0) {
+    throw new CordonError(
+      'policy-unenforceable',
+      `Landlock cannot keep cordon's own code read-only: ${ownCode.map((n) => n.path).join(', ')} ${ownCode.length === 1 ? 'is' : 'are'} inside a writable root, and a run could rewrite what the next one executes unconfined — use bubblewrap, or install cordon outside the directories the command may write (npm install -g cordon), even with --best-effort`,
     );
   }
   const network = policy.network;
