@@ -19,6 +19,7 @@ import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landl
 import type { Plan } from './plan/types.ts';
 import { withJobLimits } from './plan/windows/job-limits.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
+import { checkFlagPathsExist } from './policy/flag-rules.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
 import { resolvePolicy } from './policy/resolve.ts';
@@ -131,6 +132,8 @@ export function preparePlan(
     if (options.allowUnix?.length)
       policy = { ...policy, allowUnix: resolveAllowUnix(options.allowUnix, host, cwd) };
     checkCwdUsable(policy);
+    // Another OS's synthetic host has no files to look at (explain --platform).
+    if (deps.platform === undefined) checkFlagPathsExist(policy.rules, host);
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],
       set: { ...profile.env.set, ...envRequest.set },

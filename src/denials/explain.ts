@@ -135,7 +135,7 @@ function fsAnnotation(j: Judged, ctx: DenialContext): Annotation {
     } else if (j.rule?.source.kind === 'protected') {
       how = `kept read-only in every writable root; no flag suggested ${INFERRED}`;
     } else {
-      how = `no --read/--write flag overrides this rule (a profile rule on the same path wins a tie) ${INFERRED}`;
+      how = `no flag suggested ${INFERRED}`;
     }
   }
   return {

@@ -8,6 +8,7 @@ import type { HostInfo } from '../host/types.ts';
 import type { MergedProfile } from '../profile/types.ts';
 import { canWrite, findGoverningRule, normalizeRules } from './access.ts';
 import { checkBroadRoots, isLiteralProfilePath } from './broad-roots.ts';
+import { applyFlagRules } from './flag-rules.ts';
 import { protectedRules } from './protected.ts';
 import type { Access, Network, PolicyRule, RuleSource, SandboxPolicy } from './types.ts';
 
@@ -116,11 +117,15 @@ export function resolvePolicy(
   addFlag(flags.write, 'write', '--write');
   addFlag(flags.deny, 'none', '--deny');
 
-  const rules: PolicyRule[] = logicalRules.map((r) => ({
-    path: host.realpath(r.logical),
-    access: r.access,
-    source: r.source,
-  }));
+  const logicalOf = new Map<string, string>();
+  const rules: PolicyRule[] = applyFlagRules(
+    logicalRules.map((r) => {
+      const path = host.realpath(r.logical);
+      if (r.source.kind === 'flag' && !logicalOf.has(path)) logicalOf.set(path, r.logical);
+      return { path, access: r.access, source: r.source };
+    }),
+    (path) => logicalOf.get(path) ?? path,
+  );
   // {node} only opens what no other rule governs: never a read-only hole in a writable root
   // (nor a redundant rule under {system}), never through an explicit deny.
   rules.push(...nodeRules.filter((r) => findGoverningRule(rules, r.path) === undefined));
