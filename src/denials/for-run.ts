@@ -14,6 +14,11 @@ export interface DenialRunInput {
   readonly networkFromFlag: boolean;
   /** The command's captured stderr (head and tail as the collector kept them). */
   readonly stderr: { readonly head: Buffer; readonly tail: Buffer };
+  /**
+   * The command's captured stdout: denials there count too (`cat secret 2>&1`). The same
+   * safe-hint rule applies — both streams are text the command controls.
+   */
+  readonly stdout?: { readonly head: Buffer; readonly tail: Buffer } | undefined;
   readonly maxDenials?: number | undefined;
   /** Annotations already made (a backend's exact log, e.g. Seatbelt): denials of the same path are not repeated. */
   readonly known?: readonly Annotation[] | undefined;
@@ -55,7 +60,9 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
   const { policy, plan, host } = input;
   if (!policy || plan.backend === 'none') return [];
   try {
-    const text = stderrSample(input.stderr.head, input.stderr.tail);
+    const err = stderrSample(input.stderr.head, input.stderr.tail);
+    const outText = input.stdout ? stderrSample(input.stdout.head, input.stdout.tail) : '';
+    const text = outText.length === 0 ? err : err.length === 0 ? outText : `${err}\n${outText}`;
     if (text.length === 0) return [];
     const areas = privateAreasOf(plan, policy);
     const ctx: DenialContext = {
