@@ -19,9 +19,9 @@ import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landl
 import type { Plan } from './plan/types.ts';
 import { withJobLimits } from './plan/windows/job-limits.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
-import { checkFlagPathsExist } from './policy/flag-rules.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
+import { checkFlagPathsExist } from './policy/flag-rules.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
 import { DEFAULT_PROFILE, listBuiltinProfiles, loadProfile } from './profile/load.ts';

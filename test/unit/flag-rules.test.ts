@@ -51,14 +51,22 @@ describe('a flag on exactly a path the profile denies', () => {
   });
 
   it.each([
-    [{ read: ['~/.ssh'], deny: ['~/.ssh'] }, "--read and --deny both name '/home/user/.ssh' — keep one of them"],
+    [
+      { read: ['~/.ssh'], deny: ['~/.ssh'] },
+      "--read and --deny both name '/home/user/.ssh' — keep one of them",
+    ],
     [{ read: ['sub'], write: ['./sub/'] }, `--read and --write both name '${CWD}/sub' — keep one of them`],
   ])('contradicting flags %j are refused', (f, message) => {
-    expect(refusal(() => resolvePolicy(workspace, flags(f), host, CWD))).toEqual({ code: 'bad-flag', message });
+    expect(refusal(() => resolvePolicy(workspace, flags(f), host, CWD))).toEqual({
+      code: 'bad-flag',
+      message,
+    });
   });
 
   it('the same flag twice is fine', () => {
-    expect(refusal(() => resolvePolicy(workspace, flags({ read: ['sub', './sub'] }), host, CWD))).toBeUndefined();
+    expect(
+      refusal(() => resolvePolicy(workspace, flags({ read: ['sub', './sub'] }), host, CWD)),
+    ).toBeUndefined();
   });
 });
 
