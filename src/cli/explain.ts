@@ -119,7 +119,9 @@ export function runExplain(
   lines.push(`backend: ${choice.backend}`);
   if (fallback) lines.push(`  ${fallback}`);
   for (const v of choice.verdicts)
-    lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
+    lines.push(
+      `  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason.replaceAll('\n', '\n    ')}`,
+    );
   if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(', ')}`);
   lines.push(...describeLimits(plan.limits));
   if (plan.notEnforced.length > 0) {
