@@ -82,6 +82,6 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
   // covers it (e.g. cordon run in the home directory); the sandbox cache's tools dir is a
   // deeper write rule and keeps winning.
   for (const dir of host.stateDirs ?? [])
-    add(dir, 'cordon state: compile cache, native module, sandbox cache');
+    add(dir, 'cordon state: compile cache, native module, sandbox cache, config');
   return out;
 }
