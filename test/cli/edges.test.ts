@@ -3,7 +3,7 @@
 // runs; a denial the command prints on stdout is annotated; a connect() Landlock refuses is
 // annotated without a --net hint. Real bwrap and real Landlock where the host has them.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeLandlockAbi } from '../../src/native/landlock.ts';
@@ -99,5 +99,43 @@ describe.runIf(abi >= 4)('a connect() Landlock refuses (real Landlock)', () => {
       "denied: network access to 127.0.0.1:2222 (network off: profile workspace) — no flag suggested: --net would open every network and the host's loopback services, not just this port (inferred from the command's output)",
     );
     expect(denial?.fix).toBeUndefined();
+  });
+});
+
+describe.runIf(canBwrap)('the config file is read-only inside a writable root (real bwrap)', () => {
+  it("a command run where the config dir lies in its writable cwd cannot rewrite the next run's defaults", async () => {
+    const f = fixture();
+    const xdg = join(f.work, 'cfg');
+    const env = { ...f.env, XDG_CONFIG_HOME: xdg };
+    // The first run creates the config dir (0700) itself, so the command is never the one to.
+    const first = await runCli(
+      [
+        '-q',
+        '--backend',
+        'bwrap',
+        '--',
+        'sh',
+        '-c',
+        'mkdir -p cfg/cordon; echo "backend: none" > cfg/cordon/config.yaml',
+      ],
+      { cwd: f.work, env },
+    );
+    expect(first.code).not.toBe(0);
+    expect(existsSync(join(xdg, 'cordon'))).toBe(true);
+    expect(existsSync(join(xdg, 'cordon', 'config.yaml'))).toBe(false);
+    // A config file the user wrote is read, and stays read-only to the command.
+    writeFileSync(join(xdg, 'cordon', 'config.yaml'), 'timeout: 10m\n');
+    const second = await runCli(
+      ['-q', '--backend', 'bwrap', '--', 'sh', '-c', 'echo "timeout: 1ms" > cfg/cordon/config.yaml'],
+      { cwd: f.work, env },
+    );
+    expect(second.code).not.toBe(0);
+    expect(readFileSync(join(xdg, 'cordon', 'config.yaml'), 'utf8')).toBe('timeout: 10m\n');
+    const explain = await runCli(['explain', '--json', '--', 'true'], { cwd: f.work, env });
+    expect(JSON.parse(explain.stdout).settings).toContainEqual({
+      name: 'timeout',
+      value: '10m',
+      source: `config file ${join(xdg, 'cordon', 'config.yaml')}`,
+    });
   });
 });
