@@ -226,12 +226,13 @@ ${subs}
 ${flags}
 .SH ENVIRONMENT
 .TP
-\\fBCORDON_PROFILE\\fR, \\fBCORDON_BACKEND\\fR, \\fBCORDON_TIMEOUT\\fR, \\fBCORDON_KILL_AFTER\\fR, \\fBCORDON_MAX_OUTPUT\\fR
-Defaults for \\fB\\-\\-profile\\fR, \\fB\\-\\-backend\\fR, \\fB\\-\\-timeout\\fR, \\fB\\-\\-kill\\-after\\fR and \\fB\\-\\-max\\-output\\fR; a flag wins.
+\\fBCORDON_PROFILE\\fR, \\fBCORDON_BACKEND\\fR, \\fBCORDON_TIMEOUT\\fR, \\fBCORDON_KILL_AFTER\\fR, \\fBCORDON_SIGNAL\\fR, \\fBCORDON_MAX_OUTPUT\\fR
+Defaults for \\fB\\-\\-profile\\fR, \\fB\\-\\-backend\\fR (never \\fBnone\\fR), \\fB\\-\\-timeout\\fR, \\fB\\-\\-kill\\-after\\fR, \\fB\\-\\-signal\\fR and \\fB\\-\\-max\\-output\\fR; a flag wins.
 .SH FILES
 .TP
 \\fI$XDG_CONFIG_HOME/cordon/config.yaml\\fR (default \\fI~/.config/cordon/config.yaml\\fR)
-The same defaults as a file; the environment and the flags win over it.
+The same defaults as a file (keys profile, backend, timeout, kill\\-after, signal, max\\-output); the
+environment and the flags win over it. Read\\-only to every sandboxed command. No per\\-project file is read.
 .SH EXIT STATUS
 The command's own status; 124 on a timeout; 125 when cordon refuses (bad input, a policy the
 backend cannot enforce) and runs nothing; 126 not executable; 127 not found; 128+N killed by signal N.

@@ -153,3 +153,14 @@ describe('flags on exactly a path the profile names', () => {
     expect(r.stderr).toContain(message);
   });
 });
+
+describe('the man page names every default a user can set', () => {
+  it('each CORDON_* variable and config key', async () => {
+    const { SETTINGS } = await import('../../src/cli/config.ts');
+    const r = await inProcess(['man']);
+    for (const s of SETTINGS) {
+      expect(r.stdout).toContain(`\\fB${s.env}\\fR`);
+      expect(r.stdout).toContain(s.key.replace(/-/g, '\\-'));
+    }
+  });
+});
