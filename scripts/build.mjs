@@ -16,8 +16,8 @@ execFileSync(
 );
 
 // The man page and the shell completions, generated from the flag table by the CLI itself.
-
-const cordon = (...args) => execFileSync(process.execPath, [`${root}bin/cordon`, ...args], { encoding: 'utf8' });
+const cordon = (...args) =>
+  execFileSync(process.execPath, [`${root}bin/cordon`, ...args], { encoding: 'utf8' });
 mkdirSync(`${root}dist/man`, { recursive: true });
 writeFileSync(`${root}dist/man/cordon.1`, cordon('man'));
 mkdirSync(`${root}dist/completions`, { recursive: true });

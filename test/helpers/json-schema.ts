@@ -54,9 +54,8 @@ export function validate(schema: Schema, value: unknown, root: Schema = schema, 
     if (typeof schema['minItems'] === 'number' && value.length < schema['minItems'])
       errors.push(`${path}: fewer than ${schema['minItems']} items`);
     if (schema['items'] !== undefined)
-      value.forEach((item, i) =>
-        errors.push(...validate(schema['items'] as Schema, item, root, `${path}[${i}]`)),
-      );
+      for (const [i, item] of value.entries())
+        errors.push(...validate(schema['items'] as Schema, item, root, `${path}[${i}]`));
   }
   if (typeOf(value) === 'object') {
     const obj = value as Record<string, unknown>;
