@@ -6,8 +6,8 @@
 // Only settings that cannot open the sandbox are accepted here: profile, backend (not none),
 // timeout, kill-after, signal, max-output. A per-project file is not read at all: the
 // workspace is what the sandboxed command writes (README "Defaults").
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { CordonError, isCordonError } from '../errors.ts';
 import { configDir } from '../host/config-dir.ts';
 import { parseDuration, parseSize } from '../options/parse-units.ts';
@@ -71,13 +71,26 @@ function closest(word: string, options: readonly string[]): string | undefined {
   return best && best[1] <= 3 ? best[0] : undefined;
 }
 
-/** The config file's settings (raw strings), or {} when there is none. */
+function ownedByMe(dir: string): boolean {
+  const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (me === undefined) return true;
+  try {
+    return statSync(dir).uid === me;
+  } catch {
+    return false;
+  }
+}
+
+/** The config file's settings (raw strings), or {} when there is none (or it is another user's). */
 export function readConfigFile(file: string): Partial<Record<Configurable, string>> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
+    // Another user's config (HOME pointing at a home that is not ours): not this user's defaults.
+    if (code === 'EACCES' && !ownedByMe(dirname(file))) return {};
     throw new CordonError(
       'bad-config',
       `cannot read config file '${file}': ${(error as NodeJS.ErrnoException).code ?? 'error'} — fix its permissions or remove it`,

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeLandlockAbi } from '../../src/native/landlock.ts';
-import { isLinux, makeTempDir, runCli } from '../helpers/cli.ts';
+import { isLinux, isRoot, makeTempDir, NOBODY_CANNOT_RUN_NODE, runCli } from '../helpers/cli.ts';
 
 const canBwrap =
   isLinux &&
@@ -137,5 +137,21 @@ describe.runIf(canBwrap)('the config file is read-only inside a writable root (r
       value: '10m',
       source: `config file ${join(xdg, 'cordon', 'config.yaml')}`,
     });
+  });
+});
+
+describe.runIf(isLinux && isRoot && !NOBODY_CANNOT_RUN_NODE)("another user's config file", () => {
+  it("uid 65534 pointed at root's 0700 config dir runs with the defaults, not an EACCES refusal", async () => {
+    const f = fixture();
+    const xdg = makeTempDir('cordon-edges-xdg-');
+    mkdirSync(join(xdg, 'cordon'), { mode: 0o700 });
+    writeFileSync(join(xdg, 'cordon', 'config.yaml'), 'timeout: 10m\n');
+    const r = await runCli(['explain', '--json', '--backend', 'none', '--', 'true'], {
+      cwd: f.work,
+      env: { ...f.env, XDG_CONFIG_HOME: xdg },
+      asUid: 65534,
+    });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).settings).toContainEqual({ name: 'timeout', value: null, source: 'default' });
   });
 });

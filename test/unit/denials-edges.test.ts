@@ -90,4 +90,12 @@ describe('denials on stdout', () => {
       denialAnnotations({ policy, plan, host, networkFromFlag: false, stderr: both, stdout: both }),
     ).toHaveLength(1);
   });
+
+  it('on stdout only a line naming a path or an address counts (stdout is often data)', () => {
+    const noise = { head: Buffer.from('socket: Operation not permitted\n'), tail: Buffer.alloc(0) };
+    const off = { ...policy, network: 'off' as const };
+    const input = { policy: off, plan, host, networkFromFlag: false };
+    expect(denialAnnotations({ ...input, stderr: empty, stdout: noise })).toEqual([]);
+    expect(denialAnnotations({ ...input, stderr: noise, stdout: empty })).toHaveLength(1);
+  });
 });
