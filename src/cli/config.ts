@@ -177,6 +177,10 @@ export function applyDefaults(
     if (given !== undefined) {
       value = given;
       source = `flag ${FLAG_SPELLING[s.flag]}`;
+    } else if (s.flag === 'profile' && flags.backend === 'none') {
+      // --backend none has no policy: a default profile is not used (nor refused with it).
+      settings.push({ name: s.key, value: null, source: 'not used: --backend none' });
+      continue;
     } else if (fromEnv !== undefined && fromEnv !== '') {
       checkValue(s.flag, fromEnv, `environment variable ${s.env}`);
       value = fromEnv;

@@ -102,3 +102,11 @@ describe('bad defaults are refused with the value, the source and the fix', () =
     ).toBeUndefined();
   });
 });
+
+describe('--backend none on the command line', () => {
+  it('a default profile is not used (it would be refused with --backend none)', () => {
+    const d = applyDefaults({ backend: 'none' }, { CORDON_PROFILE: 'strict' }, join(dir, 'none.yaml'));
+    expect(d.flags.profile).toBeUndefined();
+    expect(d.settings[0]).toEqual({ name: 'profile', value: null, source: 'not used: --backend none' });
+  });
+});
