@@ -15,6 +15,7 @@ export type CordonErrorCode =
   | 'bad-command'
   | 'bad-option'
   | 'bad-profile'
+  | 'bad-config'
   | 'profile-not-found'
   | 'unknown-backend'
   | 'backend-unavailable'

@@ -21,6 +21,7 @@ import { withJobLimits } from './plan/windows/job-limits.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
+import { checkFlagPathsExist } from './policy/flag-rules.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
 import { DEFAULT_PROFILE, listBuiltinProfiles, loadProfile } from './profile/load.ts';
@@ -133,6 +134,8 @@ export function preparePlan(
     if (options.allowUnix?.length)
       policy = { ...policy, allowUnix: resolveAllowUnix(options.allowUnix, host, cwd) };
     checkCwdUsable(policy);
+    // Another OS's synthetic host has no files to look at (explain --platform).
+    if (deps.platform === undefined) checkFlagPathsExist(policy.rules, host);
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],
       set: { ...profile.env.set, ...envRequest.set },

@@ -16,6 +16,7 @@ import type { Platform } from '../policy/types.ts';
 import { describeSource } from '../policy/types.ts';
 import { type PrepareSeams, preparePlan } from '../prepare.ts';
 import { type ExplainJson, stamp } from '../result/json.ts';
+import type { Setting } from './config.ts';
 import type { CliRunOptions } from './flags.ts';
 
 export function runExplain(
@@ -23,6 +24,7 @@ export function runExplain(
   options: CliRunOptions,
   platform: string | undefined,
   write: (fd: number, text: string) => void,
+  settings: readonly Setting[] = [],
 ): number {
   const target = (platform ?? process.platform) as Platform;
   const synthetic = target !== process.platform;
@@ -84,6 +86,7 @@ export function runExplain(
               }
             : null,
           limits: plan.limits?.limits ?? [],
+          settings,
           plan,
           ...(refusal ? { refusal } : {}),
         }) satisfies ExplainJson,
@@ -93,6 +96,10 @@ export function runExplain(
   }
   const lines: string[] = [];
   lines.push(`platform: ${target}${synthetic ? ' (synthetic host, see README)' : ''}`);
+  if (settings.length > 0) {
+    lines.push('settings (a flag, then CORDON_* variables, then the config file, then the default):');
+    for (const s of settings) lines.push(`  ${s.name.padEnd(10)} ${s.value ?? '-'}    ← ${s.source}`);
+  }
   if (policy) {
     lines.push(
       `profile: ${policy.profile}`,
@@ -119,7 +126,9 @@ export function runExplain(
   lines.push(`backend: ${choice.backend}`);
   if (fallback) lines.push(`  ${fallback}`);
   for (const v of choice.verdicts)
-    lines.push(`  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason}`);
+    lines.push(
+      `  ${v.backend.padEnd(8)} ${v.usable ? 'usable' : 'not usable'}: ${v.reason.replaceAll('\n', '\n    ')}`,
+    );
   if (prepared.env.dropped.length > 0) lines.push(`environment dropped: ${prepared.env.dropped.join(', ')}`);
   lines.push(...describeLimits(plan.limits));
   if (plan.notEnforced.length > 0) {

@@ -14,6 +14,7 @@ import type { RunResult } from '../result/types.ts';
 import { executePlan } from '../run.ts';
 import { VERSION } from '../version.ts';
 import { colorHints } from './color-env.ts';
+import { applyDefaults } from './config.ts';
 import { toRunOptions } from './flags.ts';
 import { parseArgv } from './program.ts';
 import { openReport } from './report.ts';
@@ -75,10 +76,22 @@ async function main(argv: readonly string[], write: Write): Promise<number> {
     const action = parsed.command[0] === 'clear' ? 'clear' : 'show';
     return runCacheCommand(action, parsed.flags.json ?? false, parsed.flags.cwd ?? process.cwd(), write);
   }
-  const options = toRunOptions(parsed.flags);
+  if (parsed.kind === 'completion' || parsed.kind === 'man') {
+    const gen = await import('./completion.ts');
+    write(
+      1,
+      parsed.kind === 'man'
+        ? gen.renderManPage(VERSION)
+        : gen.renderCompletion(gen.parseShell(parsed.command[0])),
+    );
+    return 0;
+  }
+  // Defaults from CORDON_* variables and the config file (config.ts); a flag wins.
+  const defaulted = applyDefaults(parsed.flags, process.env);
+  const options = toRunOptions(defaulted.flags);
   if (parsed.kind === 'explain') {
     const { runExplain } = await import('./explain.ts');
-    return runExplain(parsed.command, options, parsed.flags.platform, write);
+    return runExplain(parsed.command, options, parsed.flags.platform, write, defaulted.settings);
   }
   const hints = colorHints({
     terminal: Boolean(process.stdout.isTTY || process.stderr.isTTY),

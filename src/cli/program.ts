@@ -19,7 +19,7 @@ export function addRunOptions(cmd: Command): Command {
 }
 
 export interface ParsedCommand {
-  readonly kind: 'run' | 'explain' | 'doctor' | 'cache' | 'help' | 'version';
+  readonly kind: 'run' | 'explain' | 'doctor' | 'cache' | 'help' | 'version' | 'completion' | 'man';
   readonly flags: RawFlags;
   readonly command: string[];
   readonly helpText?: string;
@@ -47,17 +47,7 @@ function toCordonError(error: unknown): never {
  * rather than run as a program (`cordon init` would run /sbin/init, `cordon help` a program
  * named help); after `--` they are the command like any other word.
  */
-export const RESERVED_WORDS = [
-  'help',
-  'version',
-  'init',
-  'completion',
-  'config',
-  'man',
-  'setup',
-  'update',
-  'upgrade',
-];
+export const RESERVED_WORDS = ['help', 'version', 'init', 'config', 'setup', 'update', 'upgrade'];
 
 export function parseArgv(argv: readonly string[], version: string): ParsedCommand {
   const first = argv[0];
@@ -73,6 +63,8 @@ export function parseArgv(argv: readonly string[], version: string): ParsedComma
       `'${first}' is reserved: ${hint}; to run a program named ${first}, put it after --: cordon -- ${first}`,
     );
   }
+  // Generated from the flag table (completion.ts); after -- they are a command like any other.
+  if (first === 'completion' || first === 'man') return parseGenerated(first, argv.slice(1));
   if (first === '--version' || first === '-V')
     return { kind: 'version', flags: {}, command: [], helpText: version };
   let kind: 'run' | 'explain' | 'doctor' | 'cache' = 'run';
@@ -107,7 +99,7 @@ export function parseArgv(argv: readonly string[], version: string): ParsedComma
     } else {
       cmd.description('run a command inside the operating system sandbox');
       cmd.usage(
-        '[run] [options] -- COMMAND [ARGS...]\n       cordon explain [options] -- COMMAND [ARGS...]\n       cordon doctor [--json]\n       cordon cache [clear] [--json]',
+        '[run] [options] -- COMMAND [ARGS...]\n       cordon explain [options] -- COMMAND [ARGS...]\n       cordon doctor [--json]\n       cordon cache [clear] [--json]\n       cordon completion bash|zsh|fish\n       cordon man',
       );
     }
   }
@@ -137,4 +129,24 @@ export function parseArgv(argv: readonly string[], version: string): ParsedComma
     );
   }
   return { kind, flags, command };
+}
+
+function parseGenerated(kind: 'completion' | 'man', rest: readonly string[]): ParsedCommand {
+  const wanted = kind === 'completion' ? 1 : 0;
+  if (rest.includes('-h') || rest.includes('--help'))
+    return {
+      kind: 'help',
+      flags: {},
+      command: [],
+      helpText:
+        kind === 'completion'
+          ? 'Usage: cordon completion bash|zsh|fish\n\nprint a shell completion script generated from the flag table, e.g.\n  cordon completion bash > ~/.local/share/bash-completion/completions/cordon\n'
+          : 'Usage: cordon man\n\nprint the man page (roff), e.g. cordon man | man -l -\n',
+    };
+  if (rest.length > wanted || rest.some((a) => a.startsWith('-')))
+    throw new CordonError(
+      'bad-flag',
+      `cordon ${kind} takes ${kind === 'completion' ? 'one shell name' : 'no arguments'} (got '${rest.join(' ')}') — ${kind === 'completion' ? 'e.g. cordon completion bash' : 'run cordon man'}`,
+    );
+  return { kind, flags: {}, command: [...rest] };
 }

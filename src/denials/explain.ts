@@ -135,7 +135,7 @@ function fsAnnotation(j: Judged, ctx: DenialContext): Annotation {
     } else if (j.rule?.source.kind === 'protected') {
       how = `kept read-only in every writable root; no flag suggested ${INFERRED}`;
     } else {
-      how = `no --read/--write flag overrides this rule (a profile rule on the same path wins a tie) ${INFERRED}`;
+      how = `no flag suggested ${INFERRED}`;
     }
   }
   return {
@@ -154,19 +154,30 @@ const LOCAL_ADDRESS = /^(localhost|127\.\d+\.\d+\.\d+|::1|\[::1\]|0\.0\.0\.0)(:\
 function netAnnotation(c: NetCandidate, ctx: DenialContext): Annotation | undefined {
   if (ctx.policy.network !== 'off') return undefined;
   if (c.errno === 'refused' && (c.address === undefined || LOCAL_ADDRESS.test(c.address))) return undefined;
-  const certainty = c.errno === 'resolve' || c.errno === 'unreachable' ? 'certain' : 'possible';
+  const certainty =
+    c.errno === 'resolve' || c.errno === 'unreachable' || c.errno === 'denied' ? 'certain' : 'possible';
   const rule = ctx.networkFromFlag
     ? 'network off: flag --no-net'
     : `network off: profile ${ctx.policy.profile}`;
-  const what = c.address !== undefined ? `network access to ${c.address}` : 'network access';
-  const how = ctx.networkFromFlag ? 'drop --no-net (or pass --net) to allow it' : 'allow with --net';
+  // The address is the command's own text, so shown escaped.
+  const address = c.address === undefined ? undefined : shownText(c.address);
+  const what = address !== undefined ? `network access to ${address}` : 'network access';
+  // A refused connect to a loopback address: the only flag that allows it, --net, opens every
+  // network and the host's own loopback services — broader than the denial, so not suggested
+  // from text the command printed (the safe-hint rule, safe-fix.ts).
+  const local = c.errno === 'denied' && c.address !== undefined && LOCAL_ADDRESS.test(c.address);
+  const how = local
+    ? `no flag suggested: --net would open every network and the host's loopback services, not just this port ${INFERRED}`
+    : ctx.networkFromFlag
+      ? 'drop --no-net (or pass --net) to allow it'
+      : 'allow with --net';
   return {
     kind: 'denial',
     message: `${certainty === 'possible' ? 'possibly denied' : 'denied'}: ${what} (${rule}) — ${how}`,
     operation: 'network',
     path: c.address,
     rule,
-    fix: '--net',
+    fix: local ? undefined : '--net',
     certainty,
   };
 }

@@ -5,7 +5,8 @@ import type { HostInfo } from '../host/types.ts';
 import type { Plan } from '../plan/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import type { Annotation } from '../result/types.ts';
-import { DEFAULT_MAX_DENIALS, type DenialContext, findDenials } from './explain.ts';
+import { DEFAULT_MAX_DENIALS, type DenialContext, explainDenials } from './explain.ts';
+import { recognizeFailures } from './recognize.ts';
 
 export interface DenialRunInput {
   readonly policy: SandboxPolicy | undefined;
@@ -14,6 +15,11 @@ export interface DenialRunInput {
   readonly networkFromFlag: boolean;
   /** The command's captured stderr (head and tail as the collector kept them). */
   readonly stderr: { readonly head: Buffer; readonly tail: Buffer };
+  /**
+   * The command's captured stdout: denials there count too (`cat secret 2>&1`). The same
+   * safe-hint rule applies — both streams are text the command controls.
+   */
+  readonly stdout?: { readonly head: Buffer; readonly tail: Buffer } | undefined;
   readonly maxDenials?: number | undefined;
   /** Annotations already made (a backend's exact log, e.g. Seatbelt): denials of the same path are not repeated. */
   readonly known?: readonly Annotation[] | undefined;
@@ -55,8 +61,15 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
   const { policy, plan, host } = input;
   if (!policy || plan.backend === 'none') return [];
   try {
-    const text = stderrSample(input.stderr.head, input.stderr.tail);
-    if (text.length === 0) return [];
+    const err = stderrSample(input.stderr.head, input.stderr.tail);
+    const outText = input.stdout ? stderrSample(input.stdout.head, input.stdout.tail) : '';
+    if (err.length === 0 && outText.length === 0) return [];
+    // stdout is data as often as it is messages: there only a line naming a path or an
+    // address counts (a path still only when the policy explains the failure).
+    const candidates = [
+      ...recognizeFailures(err),
+      ...recognizeFailures(outText).filter((c) => c.kind === 'fs' || c.address !== undefined),
+    ];
     const areas = privateAreasOf(plan, policy);
     const ctx: DenialContext = {
       policy,
@@ -69,7 +82,7 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
       realpath: (p) => host.realpath(p),
     };
     const max = input.maxDenials ?? DEFAULT_MAX_DENIALS;
-    const report = findDenials(text, ctx, max);
+    const report = explainDenials(candidates, ctx, max);
     const knownPaths = new Set(
       (input.known ?? []).filter((a) => a.kind === 'denial' && a.path !== undefined).map((a) => a.path),
     );

@@ -4,7 +4,7 @@
 // the sandbox is to blame is decided against the policy in explain.ts, never here.
 
 export type FsErrno = 'EACCES' | 'EROFS' | 'EPERM' | 'ENOENT';
-export type NetErrno = 'resolve' | 'unreachable' | 'refused' | 'not-found' | 'socket';
+export type NetErrno = 'resolve' | 'unreachable' | 'refused' | 'not-found' | 'socket' | 'denied';
 /** What the line says the command tried, when it says it ('unknown' when it does not). */
 export type OperationHint = 'read' | 'write' | 'create' | 'unknown';
 
@@ -42,6 +42,12 @@ const NET_ERRNO: readonly [RegExp, NetErrno][] = [
   ],
   [/\bENOTFOUND\b|name or service not known|no address associated with hostname/i, 'not-found'],
   [/\bECONNREFUSED\b|connection refused/i, 'refused'],
+  // A connect() the sandbox refused (Landlock's TCP connect right gives EACCES): Node's
+  // `connect EACCES 127.0.0.1:2222`, curl's `Failed to connect to … port …: Permission denied`.
+  [
+    /\bconnect (?:EACCES|EPERM) (?!\/)|(?:failed to connect|could not connect|connect to)\b[^\n]*(?:permission denied|operation not permitted|\bEACCES\b|\bEPERM\b)/i,
+    'denied',
+  ],
 ];
 
 const CREATE_WORDS =
@@ -112,6 +118,7 @@ const ADDRESS_PATTERNS: readonly RegExp[] = [
   /could not resolve host(?:name)?:?\s+['"]?([A-Za-z0-9_.:[\]-]+?)['"]?(?::|\s|$)/i,
   /unable to resolve host(?: address)?\s+['‘"]?([A-Za-z0-9_.:[\]-]+?)['’"]?(?:\s|$)/i,
   /\b(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH)\s+([A-Za-z0-9_.:[\]-]+)/,
+  /\bconnect (?:EACCES|EPERM)\s+([A-Za-z0-9_.:[\]-]+)/,
   /connect to (?:host )?([A-Za-z0-9_.:[\]-]+) port (\d+)/i,
   /failed to connect to ([A-Za-z0-9_.:[\]-]+) port (\d+)/i,
   /Resolving ([A-Za-z0-9_.-]+)(?:\s|\.\.\.|\()/,

@@ -20,6 +20,7 @@ import { unixHelperAvailable } from '../backends/bwrap/supervised.ts';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { findBwrap } from './bwrap-find.ts';
+import { configDir } from './config-dir.ts';
 import { type NodeRuntime, nodeRuntime } from './node-runtime.ts';
 import { findOwnCode } from './own-code.ts';
 import { pathKind } from './path-kind.ts';
@@ -216,11 +217,17 @@ function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string
   if (xdg?.startsWith('/')) bases.push(xdg);
   if (platform === 'darwin') bases.push(join(home, 'Library', 'Caches'));
   if (platform === 'win32' && env['LOCALAPPDATA']) bases.push(env['LOCALAPPDATA']);
+  // The config dir (cli/config.ts) too: its config.yaml sets every run's defaults.
+  const config = configDir(env, platform);
+  bases.push(dirname(config));
   const dirs: string[] = [];
   const me = typeof process.getuid === 'function' ? process.getuid() : -1;
   for (const base of bases) {
     const dir = join(base, 'cordon');
     try {
+      // The config dir's parent (~/.config) is made too if missing: else a command run in the
+      // home directory could create the config file that sets the next run's defaults.
+      if (base === dirname(config) && pathKind(base) === 'missing') mkdirSync(base, { mode: 0o700 });
       // Never create state under a directory others control (cordon refuses to use it anyway).
       const st = lstatSync(base);
       const foreign = st.uid !== 0 && st.uid !== me;

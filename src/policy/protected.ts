@@ -91,7 +91,7 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
   // covers it (e.g. cordon run in the home directory); the sandbox cache's tools dir is a
   // deeper write rule and keeps winning.
   for (const dir of host.stateDirs ?? [])
-    add(dir, 'cordon state: compile cache, native module, sandbox cache');
+    add(dir, 'cordon state: compile cache, native module, sandbox cache, config');
   // cordon's own code (a project-local `npm install cordon` puts it inside {cwd}): a run must
   // not rewrite what the next run executes unconfined.
   for (const own of host.ownCode ?? []) add(own.path, `${OWN_CODE_REASON}: ${own.what}`);

@@ -8,6 +8,7 @@ import type { HostInfo } from '../host/types.ts';
 import type { MergedProfile } from '../profile/types.ts';
 import { canWrite, findGoverningRule, normalizeRules } from './access.ts';
 import { checkBroadRoots, isLiteralProfilePath } from './broad-roots.ts';
+import { applyFlagRules } from './flag-rules.ts';
 import { protectedRules } from './protected.ts';
 import type { Access, Network, PolicyRule, RuleSource, SandboxPolicy } from './types.ts';
 
@@ -116,16 +117,22 @@ export function resolvePolicy(
   addFlag(flags.write, 'write', '--write');
   addFlag(flags.deny, 'none', '--deny');
 
-  const rules: PolicyRule[] = logicalRules.map((r) => ({
-    path: host.realpath(r.logical),
-    access: r.access,
-    source: r.source,
-  }));
+  const logicalOf = new Map<string, string>();
+  // Resolved once, in order: the symlink check below compares its own walk with these.
+  const resolvedPaths = logicalRules.map((r) => host.realpath(r.logical));
+  const rules: PolicyRule[] = applyFlagRules(
+    logicalRules.map((r, i) => {
+      const path = resolvedPaths[i]!;
+      if (r.source.kind === 'flag' && !logicalOf.has(path)) logicalOf.set(path, r.logical);
+      return { path, access: r.access, source: r.source };
+    }),
+    (path) => logicalOf.get(path) ?? path,
+  );
   // {node} only opens what no other rule governs: never a read-only hole in a writable root
   // (nor a redundant rule under {system}), never through an explicit deny.
   rules.push(...nodeRules.filter((r) => findGoverningRule(rules, r.path) === undefined));
   checkBroadRoots(logicalRules, (logical) => host.realpath(logical), host, normalizePath(cwd, host, cwd));
-  checkSymlinkedCarveOuts(logicalRules, rules, host);
+  checkSymlinkedCarveOuts(logicalRules, resolvedPaths, rules, host);
   const withProtected = [...rules, ...protectedRules(rules, host)];
   return {
     platform: host.platform,
@@ -163,11 +170,12 @@ function parentOf(path: string): string {
  */
 function checkSymlinkedCarveOuts(
   logicalRules: readonly LogicalRule[],
+  resolvedPaths: readonly string[],
   rules: readonly PolicyRule[],
   host: HostInfo,
 ): void {
   for (const [i, rule] of logicalRules.entries()) {
-    const resolved = rules[i]!.path;
+    const resolved = resolvedPaths[i]!;
     const parts = rule.logical.split('/').filter((p) => p !== '');
     const drive = /^[A-Za-z]:$/.test(parts[0] ?? '') ? parts.shift()! : '';
     let logicalPrefix = drive;

@@ -10,7 +10,12 @@ export type Platform = 'linux' | 'darwin' | 'win32';
 /** Where a rule came from, so explain and denial messages can say which knob to turn. */
 export type RuleSource =
   | { kind: 'profile'; profile: string; index: number }
-  | { kind: 'flag'; flag: '--read' | '--write' | '--deny' }
+  | {
+      kind: 'flag';
+      flag: '--read' | '--write' | '--deny';
+      /** The profile (or cache) rule on the same path this flag replaced, e.g. "profile workspace filesystem[2]: none". */
+      overrides?: string | undefined;
+    }
   | { kind: 'protected'; reason: string }
   | { kind: 'private-tmp' }
   /** The sandbox cache (writable tool caches) or its read-only sanitized config copies. */
@@ -49,7 +54,7 @@ export function describeSource(source: RuleSource): string {
     case 'profile':
       return `profile ${source.profile} (filesystem[${source.index}])`;
     case 'flag':
-      return `flag ${source.flag}`;
+      return source.overrides ? `flag ${source.flag} (overrides ${source.overrides})` : `flag ${source.flag}`;
     case 'protected':
       return `protected (${source.reason})`;
     case 'private-tmp':

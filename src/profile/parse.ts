@@ -4,6 +4,7 @@
 import { CordonError } from '../errors.ts';
 import type { Access } from '../policy/types.ts';
 import { parseProfileLimits } from './limits.ts';
+import { syntaxMessage } from './syntax-error.ts';
 import {
   CACHE_MODES,
   type CacheMode,
@@ -125,8 +126,7 @@ export function parseProfile(
   try {
     data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    fail(file, '', `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`);
+    fail(file, '', syntaxMessage(error, text, file.endsWith('.json')));
   }
   return parseProfileData(data, file, name);
 }

@@ -53,6 +53,7 @@ export function runAnnotations(input: ResultInput, status: RunStatus): Annotatio
         host: prepared.host,
         networkFromFlag: input.networkFromFlag,
         stderr: outcome.stderr,
+        stdout: outcome.stdout,
         known: annotations,
       }),
     );

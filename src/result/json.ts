@@ -52,6 +52,12 @@ export type ExplainJson = Versioned<{
     readonly sanitized: readonly unknown[];
   } | null;
   readonly limits: readonly PlannedLimit[];
+  /** Each configurable setting, its value (null: cordon's default) and where it came from. */
+  readonly settings: readonly {
+    readonly name: string;
+    readonly value: string | null;
+    readonly source: string;
+  }[];
   readonly plan: Plan;
   readonly refusal?: string | undefined;
 }>;

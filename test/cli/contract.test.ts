@@ -125,7 +125,7 @@ describe('CLI contract (in-process): exit status, error code and message togethe
 });
 
 describe('words that look like subcommands', () => {
-  it.each(['help', 'version', 'init', 'completion'])(
+  it.each(['help', 'version', 'init', 'config'])(
     '%s without -- is refused, after -- it is the command',
     async (word) => {
       const r = await inProcess([word]);

@@ -58,6 +58,14 @@ describe.runIf(isLinux)('npm package (pack, install into an empty prefix, run)',
         'dist/cli.cjs',
         'dist/index.js',
         'dist/types/index.d.ts',
+        'dist/man/cordon.1',
+        'dist/completions/cordon.bash',
+        'dist/completions/_cordon',
+        'dist/completions/cordon.fish',
+        'schema/result.schema.json',
+        'schema/explain.schema.json',
+        'schema/doctor.schema.json',
+        'schema/error.schema.json',
         'package.json',
       ]),
     );
@@ -66,7 +74,9 @@ describe.runIf(isLinux)('npm package (pack, install into an empty prefix, run)',
       files.filter(
         (f) =>
           f.startsWith('dist/') &&
-          !/^dist\/(cli\.cjs|index\.js|landlock-exec\.js|unix-supervisor\.js|types\/)/.test(f),
+          !/^dist\/(cli\.cjs|index\.js|landlock-exec\.js|unix-supervisor\.js|types\/|man\/cordon\.1$|completions\/)/.test(
+            f,
+          ),
       ),
     ).toEqual([]);
   });

@@ -73,8 +73,7 @@ function unsafeAfter(fix: string, policyRules: Parameters<typeof withFlagRule>[0
   for (const p of ['/etc', '/etc/cron.d/job', '/usr/local/bin', '/usr/bin/x'])
     if (writable(p)) return `${p} writable`;
   // (.cordon is not protected: nothing reads it — docs/security.md.)
-  for (const p of [`${CWD}/.git`, `${CWD}/.git/hooks/x`])
-    if (writable(p)) return `${p} writable`;
+  for (const p of [`${CWD}/.git`, `${CWD}/.git/hooks/x`]) if (writable(p)) return `${p} writable`;
   if (target.split('/').includes('.git')) return 'names a .git';
   for (const c of [...CREDS, ...CREDS.map((p) => `${p}/x`)])
     if (resolveAccess(after, c) !== resolveAccess(policyRules, c)) return `credential ${c} changed`;

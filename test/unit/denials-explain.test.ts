@@ -75,11 +75,12 @@ describe('findDenials', () => {
     ]);
   });
 
-  it('says no flag can override a profile rule on the exact same path', () => {
+  it('suggests no flag for a credential store the profile denies', () => {
     const ctx = context('workspace', {}, { '/home/user/.ssh': 'dir' });
     const [d] = findDenials("ls: cannot open directory '/home/user/.ssh': Permission denied", ctx).denials;
     expect(d?.fix).toBeUndefined();
-    expect(d?.message).toContain('no --read/--write flag overrides this rule');
+    expect(d?.message).toContain('no flag suggested');
+    expect(d?.message).not.toContain('--read');
   });
 
   it('names the --deny flag behind a denial, never suggesting to drop it', () => {

@@ -172,11 +172,9 @@ export function prepareMountGate(args: readonly string[], firstFd: number): Moun
         for (;;) {
           const state = gateState(childPid);
           if (state === 'blocked') break;
-          if (state === 'gone') {
-            kill(bwrapPid); // the sandbox died during set-up: bwrap reports why
-            kill(childPid, false);
-            return;
-          }
+          // The sandbox died during set-up (a path changed under bwrap, or bwrap failed): the
+          // command never ran; say so (125) rather than report whatever exit killing it gives.
+          if (state === 'gone') return refuse(bwrapPid, 'bubblewrap stopped while setting up the sandbox');
           if (Date.now() > deadline) return refuse(bwrapPid, 'the sandbox did not finish its set-up');
           await new Promise((r) => setTimeout(r, POLL_MS));
         }

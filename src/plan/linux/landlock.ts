@@ -176,26 +176,23 @@ export function landlockKernelGaps(policy: SandboxPolicy): NotEnforced[] {
 }
 
 const WAYS_OUT =
-  'ways out: install or enable bubblewrap (see cordon doctor), change the rules, or pass --best-effort to run with them not enforced';
+  'install or enable bubblewrap (see cordon doctor), change the rules, or pass --best-effort to run with them not enforced';
 
-/** Every item, grouped by reason: "reason: access path, access path; reason: ...". */
+/** One line per item: "  access path: reason". */
 function listInexact(items: readonly NotEnforced[]): string {
-  const groups = new Map<string, string[]>();
-  for (const n of items) {
-    const list = groups.get(n.reason) ?? [];
-    list.push(`${n.access} ${n.path}`);
-    groups.set(n.reason, list);
-  }
-  return [...groups].map(([reason, what]) => `${what.join(', ')} (${reason})`).join('; ');
+  return items.map((n) => `\n  ${n.access} ${n.path}: ${n.reason}`).join('');
 }
 
-/** Why Landlock cannot take this policy on this host, or undefined when it enforces it exactly. */
+/**
+ * Why Landlock cannot take this policy on this host, or undefined when it enforces it exactly:
+ * a short sentence with the ways out, then one line per rule it cannot enforce.
+ */
 export function checkLandlockFit(policy: SandboxPolicy, host: HostInfo): string | undefined {
   const abi = host.landlock?.abi ?? 0;
   if (abi === 0) return host.landlock?.reason ?? 'the kernel has no Landlock (5.13+ with lsm=landlock)';
   const { inexact } = analyzeLandlock(policy, host);
   if (inexact.length === 0) return undefined;
-  return `Landlock ABI ${abi} cannot enforce ${inexact.length === 1 ? 'this rule' : `${inexact.length} rules`} exactly: ${listInexact(inexact)} — ${WAYS_OUT}`;
+  return `Landlock ABI ${abi} cannot enforce ${inexact.length === 1 ? 'this rule' : `${inexact.length} rules`} exactly — ${WAYS_OUT}:${listInexact(inexact)}`;
 }
 
 /** Under --best-effort: what the Landlock verdict should say when the fit is not exact. */
