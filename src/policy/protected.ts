@@ -95,5 +95,37 @@ export function protectedRules(rules: readonly PolicyRule[], host: HostInfo): Po
   // cordon's own code (a project-local `npm install cordon` puts it inside {cwd}): a run must
   // not rewrite what the next run executes unconfined.
   for (const own of host.ownCode ?? []) add(own.path, `${OWN_CODE_REASON}: ${own.what}`);
+  pinCarveOutParents(rules, out, host, add);
   return out;
+}
+
+/**
+ * A read-only or denied path inside a writable root is only as safe as the directories above
+ * it: renaming one (`mv store store-old; mkdir store …`) moves the protected mount aside, and
+ * the old name is the command's to fill — a gitdir target with `core.fsmonitor`, a forged
+ * compile cache, a rewritten `--read` file. So every existing directory between the writable
+ * root (itself a mount point) and such a carve-out is pinned: a protected write rule that the
+ * bwrap builder binds onto itself, so `mv` and `rmdir` fail with EBUSY while it stays writable.
+ */
+function pinCarveOutParents(
+  rules: readonly PolicyRule[],
+  out: readonly PolicyRule[],
+  host: HostInfo,
+  add: (path: string, reason: string, access: 'read' | 'write') => void,
+): void {
+  const carveOuts = [...rules, ...out].filter((r) => r.access !== 'write');
+  for (const r of carveOuts) {
+    for (let dir = parentDir(r.path); dir !== '/' && dir !== ''; dir = parentDir(dir)) {
+      const governing = findGoverningRule([...rules, ...out], dir);
+      if (governing?.access !== 'write') break; // not writable: nothing can rename it
+      if (governing.path === dir && governing.source.kind !== 'protected') break; // the root: a mount point
+      if (host.kind(dir) !== 'dir') continue;
+      add(dir, `parent of ${r.path}`, 'write');
+    }
+  }
+}
+
+function parentDir(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
 }
