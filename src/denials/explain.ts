@@ -32,6 +32,11 @@ export interface DenialContext {
   readonly writeDenialErrno?: 'EROFS' | undefined;
   /** Canonical host path (symlinks resolved), as the policy's rules are. */
   readonly realpath?: ((path: string) => string) | undefined;
+  /**
+   * What runs outside the sandbox later, so a hint never makes it writable: cordon's own code
+   * and state (compile cache, native module), the Node running cordon, and every PATH directory.
+   */
+  readonly runsLater?: readonly string[] | undefined;
 }
 
 export const DEFAULT_MAX_DENIALS = 20;
@@ -121,7 +126,7 @@ function fsAnnotation(j: Judged, ctx: DenialContext): Annotation {
     // The user's own protection: say so, never suggest dropping it.
     how = `your --deny ${shownText(quoteForShell(abbreviateHome(j.rule.path, ctx.home)))} keeps it out ${INFERRED}`;
   } else {
-    const found = findSafeFix(ctx.policy, ctx.home, j.path, need, ctx.kindOf);
+    const found = findSafeFix(ctx.policy, ctx.home, j.path, need, ctx.kindOf, ctx.runsLater);
     if (found.target !== undefined) {
       fix = `--${need} ${quoteForShell(abbreviateHome(found.target, ctx.home))}`;
       // A rule on a path that does not exist yet is not enforced: its directory is the narrowest.

@@ -93,11 +93,12 @@ export function findSafeFix(
   path: string,
   need: Need,
   kindOf: (p: string) => PathKind,
+  runsLater: readonly string[] = [],
 ): { target?: string; refused?: string } {
   for (const target of fixTargets(path, need, kindOf)) {
     const after = withFlagRule(policy.rules, target, need);
     if (!satisfies(resolveAccess(after, path), need)) continue;
-    const refused = unsafeFixReason(policy, home, target, need, after, path);
+    const refused = unsafeFixReason(policy, home, target, need, after, path, runsLater);
     return refused === undefined ? { target } : { refused: `${abbreviateHome(target, home)}: ${refused}` };
   }
   return {};

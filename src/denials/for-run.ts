@@ -80,6 +80,15 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
       writeDenialErrno: plan.backend === 'bwrap' ? 'EROFS' : undefined,
       kindOf: (p) => host.kind(p),
       realpath: (p) => host.realpath(p),
+      runsLater: [
+        ...(host.stateDirs ?? []),
+        ...(host.ownCode ?? []).map((o) => o.path),
+        ...(host.node ? [host.node.executable] : []),
+        ...(plan.env['PATH'] ?? '')
+          .split(':')
+          .filter((d) => d.startsWith('/'))
+          .map((d) => host.realpath(d)),
+      ],
     };
     const max = input.maxDenials ?? DEFAULT_MAX_DENIALS;
     const report = explainDenials(candidates, ctx, max);

@@ -98,8 +98,14 @@ export function unsafeFixReason(
   after: readonly PolicyRule[],
   /** The denied path itself, to name the persistence point it is in. */
   denied: string = target,
+  /** What runs outside the sandbox later (cordon's code and state, its Node, PATH dirs). */
+  runsLater: readonly string[] = [],
 ): string | undefined {
   const rules = policy.rules;
+  if (need === 'write')
+    for (const p of runsLater)
+      if (isWithin(target, p) || isWithin(p, target))
+        return `${tilde(p, home)} holds what runs outside the sandbox later (cordon's own code or state, its Node, or a PATH directory)`;
   if (target.split('/').some((c) => c === '.git' || c === '.cordon'))
     return 'it is inside git metadata or cordon configuration, which stays read-only';
   for (const r of rules)
