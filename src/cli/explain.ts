@@ -109,6 +109,10 @@ export function runExplain(
       lines.push('  environment redirections:');
       for (const r of cache.redirects) lines.push(`    ${r.name}=${r.value}    ← ${r.tool}`);
       for (const c of cache.copies) lines.push(`  sanitized copy: ${c.source} → ${c.target}`);
+      for (const seed of cache.seeds)
+        lines.push(
+          `  warm from the host: ${seed.tool} ${seed.source} → ${seed.target} (${seed.parts.join(', ')}: missing entries copied before each run, never linked)`,
+        );
     }
     lines.push('rules (deepest path wins; on a tie none > write > read):');
     for (const r of policy.rules)

@@ -67,6 +67,7 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
       writeDenialErrno: plan.backend === 'bwrap' ? 'EROFS' : undefined,
       kindOf: (p) => host.kind(p),
       realpath: (p) => host.realpath(p),
+      privateTmp: plan.backend === 'bwrap' && policy.privateTmp ? '/tmp' : undefined,
     };
     const max = input.maxDenials ?? DEFAULT_MAX_DENIALS;
     const report = findDenials(text, ctx, max);
