@@ -112,7 +112,8 @@ function copyEntry(srcDirFd: number, dstDirFd: number, name: string, count: Coun
   const temp = `.cordon-seed-${process.pid}-${count.serial++}`;
   try {
     const st = fstatSync(srcFd);
-    if (!st.isFile()) return;
+    // The copy keeps the mode: never a set-id file (npm's entries are plain 0444/0644).
+    if (!st.isFile() || (st.mode & 0o7000) !== 0) return;
     // O_CREAT|O_EXCL on the temporary name (COPYFILE_EXCL): a planted link there fails, never followed.
     copyFileSync(fdPath(srcFd), fdPath(dstDirFd, temp), constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     renameSync(fdPath(dstDirFd, temp), fdPath(dstDirFd, name));
