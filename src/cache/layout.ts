@@ -117,12 +117,25 @@ function hostNpmCache(host: HostInfo, env: Env): string {
 }
 
 /**
+ * Whether cwd or a directory above it has a package.json. The first copy of a host cache
+ * costs its size in disk and about 1 s of CPU per 100 MiB per workspace entry, so it is paid
+ * only where npm is likely to run: not in every scratch directory a script runs cordon in.
+ */
+function inNodeProject(host: HostInfo, cwd: string): boolean {
+  for (let dir = cwd; ; dir = dir.slice(0, Math.max(dir.lastIndexOf('/'), 1))) {
+    const kind = host.kind(`${dir === '/' ? '' : dir}/package.json`);
+    if (kind === 'file' || kind === 'symlink') return true;
+    if (dir === '/' || dir === '') return false;
+  }
+}
+
+/**
  * npm's cacache (content-v2: tarballs and packuments by integrity hash; index-v5: keys to
  * hashes, both verified on read) copied from the host so a first offline install works.
  * Linux only: the copy walks descriptors through /proc/self/fd (seed.ts).
  */
-function planSeeds(host: HostInfo, env: Env, entry: string, toolsDir: string): CacheSeed[] {
-  if (host.platform !== 'linux') return [];
+function planSeeds(host: HostInfo, env: Env, cwd: string, entry: string, toolsDir: string): CacheSeed[] {
+  if (host.platform !== 'linux' || !inNodeProject(host, cwd)) return [];
   const source = host.realpath(`${hostNpmCache(host, env)}/_cacache`);
   if (host.kind(source) !== 'dir') return [];
   const below = ['npm', '_cacache'];
@@ -184,7 +197,7 @@ export function planCache(mode: CacheMode, host: HostInfo, cwd: string, env: Env
     copies.push({ kind: 'npmrc', source: npmrc, target });
     redirects.push({ name: 'npm_config_userconfig', value: target, tool: 'npm (sanitized ~/.npmrc)' });
   }
-  const seeds = planSeeds(host, env, entry, toolsDir);
+  const seeds = planSeeds(host, env, cwd, entry, toolsDir);
   return { mode, root, entry, toolsDir, configDir, redirects, copies, seeds };
 }
 

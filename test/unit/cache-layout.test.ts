@@ -60,7 +60,11 @@ describe('planCache', () => {
 
   it("seeds npm's cache from the host's _cacache when it exists (Linux), $npm_config_cache first", () => {
     const host = syntheticHost('linux', {
-      files: { '/home/user/.npm/_cacache': 'dir', '/data/npm/_cacache': 'dir' },
+      files: {
+        '/home/user/.npm/_cacache': 'dir',
+        '/data/npm/_cacache': 'dir',
+        '/home/user/project/package.json': 'file',
+      },
     });
     const seed = {
       tool: 'npm',
@@ -78,13 +82,20 @@ describe('planCache', () => {
     expect(planCache('workspace', linux, linux.cwd, {})!.seeds).toEqual([]);
     const mac = syntheticHost('darwin', { files: { '/Users/user/.npm/_cacache': 'dir' } });
     expect(planCache('workspace', mac, mac.cwd, {})!.seeds).toEqual([]);
+    // Only where npm is likely to run: a package.json in cwd or above (a monorepo package).
+    expect(planCache('workspace', host, '/home/user/project/packages/a', {})!.seeds).toHaveLength(1);
+    const bare = syntheticHost('linux', { files: { '/home/user/.npm/_cacache': 'dir' } });
+    expect(planCache('workspace', bare, bare.cwd, {})!.seeds).toEqual([]);
   });
 
   it('allowedSeeds: only a host cache the policy lets the command read, nothing below it denied', () => {
-    const host = syntheticHost('linux', { files: { '/home/user/.npm/_cacache': 'dir' } });
+    const host = syntheticHost('linux', {
+      files: { '/home/user/.npm/_cacache': 'dir', '/home/user/project/package.json': 'file' },
+    });
     const layout = planCache('workspace', host, host.cwd, {})!;
     const policyWith = (deny: string[]) =>
       resolvePolicy(loadProfile('workspace', host.cwd), { read: [], write: [], deny }, host, host.cwd);
+    expect(layout.seeds).toHaveLength(1);
     expect(allowedSeeds(layout, policyWith([]).rules)).toEqual(layout.seeds);
     expect(allowedSeeds(layout, policyWith(['/home/user/.npm']).rules)).toEqual([]);
     expect(allowedSeeds(layout, policyWith(['/home/user/.npm/_cacache/index-v5']).rules)).toEqual([]);
