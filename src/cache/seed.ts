@@ -83,7 +83,7 @@ interface Counters {
   bytes: number;
   skipped: number;
   serial: number;
-  /** Source directory (relative) → "mtimeNs:ino", read before it was listed (state.ts). */
+  /** Source directory (relative) → "mtimeNs:ino", read before it was listed (seed-npm.json). */
   stamps: Map<string, string>;
   /** A source directory changed too recently for its mtime to prove the next run anything. */
   racy: boolean;
@@ -98,7 +98,7 @@ function stampOf(fd: number, count: Counters): string {
   return `${st.mtimeNs}:${st.ino}`;
 }
 
-/** Copies one regular file from srcDir into dstDir under `name`; false if it was not a regular file. */
+/** Copies one regular file from srcDir into dstDir under `name` (anything else is left out). */
 function copyEntry(srcDirFd: number, dstDirFd: number, name: string, count: Counters): void {
   let srcFd: number;
   try {
