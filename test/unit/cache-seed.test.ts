@@ -1,6 +1,7 @@
 // seedFromHost on the real file system: what the sandbox cache lacks is copied (new inodes,
 // same bytes), only that; links the command could have planted in its cache, or that sit in
 // the host cache, are never followed; the host tree is unchanged (content, mtime, inode).
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chownSync,
@@ -141,6 +142,55 @@ describe.runIf(isLinux)('seedFromHost', () => {
     seedFromHost(f.seed, f.tools, uid);
     expect(() => lstatSync(join(f.seed.target, 'content-v2/sha512/ab/cd/link'))).toThrow();
     expect(() => lstatSync(join(f.seed.target, 'index-v5/linkdir'))).toThrow();
+  });
+
+  it('a concurrent attacker swapping the destination for links while the copy runs reaches nothing', async () => {
+    const f = fixture();
+    for (let i = 0; i < 40; i++) {
+      const dir = join(f.host, `content-v2/sha512/${(16 + i).toString(16)}/aa`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'bb'), `tarball ${i}`);
+    }
+    const victim = join(f.root, 'victim');
+    mkdirSync(victim);
+    writeFileSync(join(victim, 'keep'), 'keep');
+    const beforeVictim = fingerprint(victim);
+    const beforeHost = fingerprint(f.host);
+    // The attacker: over and over, every directory and file it finds in the destination is
+    // renamed away and replaced by a link to the victim; temporary names are pre-empted too.
+    const attacker = `
+      const fs = require('node:fs'), path = require('node:path');
+      const [target, victim] = process.argv.slice(1);
+      const swap = (p) => { try { fs.renameSync(p, p + '-' + Math.random()); fs.symlinkSync(victim, p); } catch {} };
+      const walk = (d, depth) => {
+        let names = []; try { names = fs.readdirSync(d); } catch { return; }
+        for (const n of names) {
+          const p = path.join(d, n);
+          if (n.includes('-0.')) continue;
+          let st; try { st = fs.lstatSync(p); } catch { continue; }
+          if (st.isDirectory() && depth < 6) { walk(p, depth + 1); swap(p); }
+          else if (st.isFile()) swap(p);
+          for (let k = 0; k < 3; k++) try { fs.symlinkSync(path.join(victim, 'keep'), path.join(d, '.cordon-seed-' + process.ppid + '-' + k)); } catch {}
+        }
+      };
+      for (;;) walk(target, 0);
+    `;
+    mkdirSync(f.seed.target, { recursive: true });
+    const child = spawn(process.execPath, ['-e', attacker, f.seed.target, victim], { stdio: 'ignore' });
+    try {
+      for (let round = 0; round < 30; round++) {
+        rmSync(f.seed.state, { force: true });
+        seedFromHost(f.seed, f.tools, uid);
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+    }
+    expect(fingerprint(victim)).toEqual(beforeVictim);
+    expect(fingerprint(f.host)).toEqual(beforeHost);
+    // The attack did run alongside: links were planted in the destination.
+    const planted = Object.values(fingerprint(f.seed.target)).filter((v) => v.startsWith('other:'));
+    expect(planted.length).toBeGreaterThan(0);
   });
 
   it.runIf(isRoot)('skips a destination directory another user owns', () => {
