@@ -3,8 +3,16 @@
 // PrepareSeams (the real probe, or a synthetic host in tests and explain --platform); this
 // module is internal: the library's run() and explain() take no seams.
 import { statSync } from 'node:fs';
-import { applyCacheEnv, type CacheLayout, cacheRules, planCache } from './cache/layout.ts';
+import {
+  allowedSeeds,
+  applyCacheEnv,
+  type CacheLayout,
+  type CacheSeed,
+  cacheRules,
+  planCache,
+} from './cache/layout.ts';
 import { prepareSandboxCache } from './cache/prepare.ts';
+import { type SeedResult, seedFromHost } from './cache/seed.ts';
 import { CordonError } from './errors.ts';
 import { probeCgroup } from './host/cgroup-probe.ts';
 import { probeHost, realpathLenient } from './host/probe.ts';
@@ -42,13 +50,24 @@ export interface PrepareSeams {
   readonly prepareCache?: ((layout: CacheLayout, uid: number) => string | undefined) | undefined;
   /** Where per-run cgroups can be created (resource limits); absent: the host's own `cgroup`. */
   readonly probeCgroup?: ((uid: number) => NonNullable<HostInfo['cgroup']>) | undefined;
+  /**
+   * Copies what the sandbox cache lacks of the host's caches (seed.ts), last, once the run is
+   * certain to start. Absent (explain): nothing copied.
+   */
+  readonly seedCache?:
+    | ((seeds: readonly CacheSeed[], toolsDir: string, uid: number) => SeedResult[])
+    | undefined;
 }
 
 export const REAL_SEAMS: PrepareSeams = {
   probe: (needs) => probeHost(needs),
   prepareCache: prepareSandboxCache,
   probeCgroup,
+  seedCache: (seeds, toolsDir, uid) => seeds.map((s) => seedFromHost(s, toolsDir, uid)),
 };
+
+/** The real machine, for planning only (the library's explain()): no copying into the cache. */
+export const PLAN_ONLY_SEAMS: PrepareSeams = { ...REAL_SEAMS, seedCache: undefined };
 
 export interface PreparedRun {
   readonly command: readonly string[];
@@ -62,6 +81,8 @@ export interface PreparedRun {
   readonly cache?: CacheLayout | undefined;
   /** Why the profile's sandbox cache could not be set up (the run goes on without it). */
   readonly cacheWarning?: string | undefined;
+  /** What was copied from the host's caches into the sandbox cache before this run. */
+  readonly cacheSeeded?: readonly SeedResult[] | undefined;
 }
 
 export function resolveCwd(cwd: string | undefined): string {
@@ -196,5 +217,21 @@ export function preparePlan(
   const plan: Plan = limits
     ? { ...withJob, limits, notEnforced: [...withJob.notEnforced, ...limitsNotEnforced(limits)] }
     : withJob;
-  return { command, cwd, host: limitHost, policy, choice, env: envResolved, plan, cache, cacheWarning };
+  // Last: everything that could refuse the run has been decided.
+  const cacheSeeded =
+    cache && policy && deps.seedCache
+      ? deps.seedCache(allowedSeeds(cache, policy.rules), cache.toolsDir, host.uid)
+      : undefined;
+  return {
+    command,
+    cwd,
+    host: limitHost,
+    policy,
+    choice,
+    env: envResolved,
+    plan,
+    cache,
+    cacheWarning,
+    cacheSeeded,
+  };
 }

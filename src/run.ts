@@ -10,7 +10,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from './options/defaults.ts';
 import type { RunOptions } from './options/types.ts';
 import { validateCommand, validateRunOptions } from './options/validate.ts';
 import type { Plan } from './plan/types.ts';
-import { type PreparedRun, preparePlan } from './prepare.ts';
+import { PLAN_ONLY_SEAMS, type PreparedRun, preparePlan } from './prepare.ts';
 import { buildResult } from './result/build.ts';
 import type { RunResult } from './result/types.ts';
 
@@ -91,5 +91,5 @@ export async function run(command: readonly string[], options: RunOptions = {}):
 
 /** The plan `run` would execute, with the resolved policy and the backend choice; runs nothing. */
 export function explain(command: readonly string[], options: RunOptions = {}): PreparedRun {
-  return preparePlan(validateCommand(command), validateRunOptions(options));
+  return preparePlan(validateCommand(command), validateRunOptions(options), PLAN_ONLY_SEAMS);
 }

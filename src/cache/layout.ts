@@ -4,7 +4,9 @@
 // in. prepare.ts creates and checks the directories and writes the copies.
 import { createHash } from 'node:crypto';
 import type { HostInfo } from '../host/types.ts';
+import { canRead } from '../policy/access.ts';
 import type { ExtraRule } from '../policy/resolve.ts';
+import type { PolicyRule } from '../policy/types.ts';
 import type { CacheMode } from '../profile/types.ts';
 
 export interface CacheRedirect {
@@ -23,6 +25,20 @@ export interface SanitizedCopy {
   readonly target: string;
 }
 
+/** A host cache whose content-addressed entries are copied into the sandbox cache (seed.ts). */
+export interface CacheSeed {
+  readonly tool: string;
+  /** The host cache directory (canonical), read with cordon's rights, never written. */
+  readonly source: string;
+  /** The same tree inside the sandbox cache (toolsDir + targetBelowTools). */
+  readonly target: string;
+  readonly targetBelowTools: readonly string[];
+  /** The sub-trees copied (content-addressed: a name always means the same bytes). */
+  readonly parts: readonly string[];
+  /** What the last complete copy saw (in the entry, not writable inside the sandbox). */
+  readonly state: string;
+}
+
 export interface CacheLayout {
   readonly mode: 'shared' | 'workspace';
   /** The per-user sandbox cache root: every entry lives below it. */
@@ -35,6 +51,8 @@ export interface CacheLayout {
   readonly configDir: string;
   readonly redirects: readonly CacheRedirect[];
   readonly copies: readonly SanitizedCopy[];
+  /** Host caches copied in before each run (Linux only); empty when there is none to copy. */
+  readonly seeds: readonly CacheSeed[];
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -89,6 +107,50 @@ function npmUserconfig(host: HostInfo, env: Env): string {
   return `${host.home}/.npmrc`;
 }
 
+/** The host npm cache npm would use: $npm_config_cache when absolute, else ~/.npm. */
+function hostNpmCache(host: HostInfo, env: Env): string {
+  for (const name of ['npm_config_cache', 'NPM_CONFIG_CACHE']) {
+    const value = env[name];
+    if (value && isAbsoluteFor(host, value)) return slash(value);
+  }
+  return `${host.home}/.npm`;
+}
+
+/**
+ * Whether cwd or a directory above it has a package.json. The first copy of a host cache
+ * costs its size in disk and about 1 s of CPU per 100 MiB per workspace entry, so it is paid
+ * only where npm is likely to run: not in every scratch directory a script runs cordon in.
+ */
+function inNodeProject(host: HostInfo, cwd: string): boolean {
+  for (let dir = cwd; ; dir = dir.slice(0, Math.max(dir.lastIndexOf('/'), 1))) {
+    const kind = host.kind(`${dir === '/' ? '' : dir}/package.json`);
+    if (kind === 'file' || kind === 'symlink') return true;
+    if (dir === '/' || dir === '') return false;
+  }
+}
+
+/**
+ * npm's cacache (content-v2: tarballs and packuments by integrity hash; index-v5: keys to
+ * hashes, both verified on read) copied from the host so a first offline install works.
+ * Linux only: the copy walks descriptors through /proc/self/fd (seed.ts).
+ */
+function planSeeds(host: HostInfo, env: Env, cwd: string, entry: string, toolsDir: string): CacheSeed[] {
+  if (host.platform !== 'linux' || !inNodeProject(host, cwd)) return [];
+  const source = host.realpath(`${hostNpmCache(host, env)}/_cacache`);
+  if (host.kind(source) !== 'dir') return [];
+  const below = ['npm', '_cacache'];
+  return [
+    {
+      tool: 'npm',
+      source,
+      target: `${toolsDir}/${below.join('/')}`,
+      targetBelowTools: below,
+      parts: ['content-v2', 'index-v5'],
+      state: `${entry}/seed-npm.json`,
+    },
+  ];
+}
+
 /** The host's Go module cache: $GOMODCACHE, else the first $GOPATH entry's pkg/mod, else ~/go/pkg/mod. */
 function hostGoModCache(host: HostInfo, env: Env): string {
   const modcache = env['GOMODCACHE'];
@@ -135,7 +197,8 @@ export function planCache(mode: CacheMode, host: HostInfo, cwd: string, env: Env
     copies.push({ kind: 'npmrc', source: npmrc, target });
     redirects.push({ name: 'npm_config_userconfig', value: target, tool: 'npm (sanitized ~/.npmrc)' });
   }
-  return { mode, root, entry, toolsDir, configDir, redirects, copies };
+  const seeds = planSeeds(host, env, cwd, entry, toolsDir);
+  return { mode, root, entry, toolsDir, configDir, redirects, copies, seeds };
 }
 
 export function cacheRules(layout: CacheLayout): ExtraRule[] {
@@ -164,4 +227,16 @@ export function applyCacheEnv(
     out[r.name] = r.value;
   }
   return out;
+}
+
+/**
+ * The seeds whose host cache the command may read anyway: readable, and no deny rule on or
+ * below it (a profile that hides ~/.npm must not get its content copied into view).
+ */
+export function allowedSeeds(layout: CacheLayout, rules: readonly PolicyRule[]): CacheSeed[] {
+  return layout.seeds.filter(
+    (s) =>
+      canRead(rules, s.source) &&
+      !rules.some((r) => r.access === 'none' && (r.path === s.source || r.path.startsWith(`${s.source}/`))),
+  );
 }

@@ -3,6 +3,7 @@
 // truncated. --json gives the same as data. --platform builds another OS's plan from a
 // synthetic HostInfo (see host/synthetic.ts for its documented defaults).
 
+import { allowedSeeds } from '../cache/layout.ts';
 import { prepareSandboxCache } from '../cache/prepare.ts';
 import { isCordonError } from '../errors.ts';
 import { probeCgroup } from '../host/cgroup-probe.ts';
@@ -83,6 +84,7 @@ export function runExplain(
                 dir: prepared.cache.entry,
                 redirects: prepared.cache.redirects,
                 sanitized: prepared.cache.copies,
+                seeds: prepared.policy ? allowedSeeds(prepared.cache, prepared.policy.rules) : [],
               }
             : null,
           limits: plan.limits?.limits ?? [],
@@ -116,6 +118,10 @@ export function runExplain(
       lines.push('  environment redirections:');
       for (const r of cache.redirects) lines.push(`    ${r.name}=${r.value}    ← ${r.tool}`);
       for (const c of cache.copies) lines.push(`  sanitized copy: ${c.source} → ${c.target}`);
+      for (const seed of allowedSeeds(cache, policy.rules))
+        lines.push(
+          `  warm from the host: ${seed.tool} ${seed.source} → ${seed.target} (${seed.parts.join(', ')}: missing entries copied before each run, never linked)`,
+        );
     }
     lines.push('rules (deepest path wins; on a tie none > write > read):');
     for (const r of policy.rules)

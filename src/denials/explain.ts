@@ -9,6 +9,7 @@ import { findGoverningRule, isWithin } from '../policy/access.ts';
 import { describeSource, type PolicyRule, type SandboxPolicy } from '../policy/types.ts';
 import type { Annotation } from '../result/types.ts';
 import { abbreviateHome, findSafeFix, type Need, quoteForShell } from './fix.ts';
+import { privateTmpAnnotation } from './private-tmp.ts';
 import { type Candidate, type FsCandidate, type NetCandidate, recognizeFailures } from './recognize.ts';
 
 export type DenialOperation = 'read' | 'write' | 'create' | 'network' | 'signal';
@@ -37,6 +38,8 @@ export interface DenialContext {
    * and state (compile cache, native module), the Node running cordon, and every PATH directory.
    */
   readonly runsLater?: readonly string[] | undefined;
+  /** The directory the backend replaces with an empty private one (bwrap: /tmp), if any. */
+  readonly privateTmp?: string | undefined;
 }
 
 export const DEFAULT_MAX_DENIALS = 20;
@@ -208,6 +211,14 @@ export function explainDenials(
       // A relative name counts only where its directory exists ('and/or' is not a path).
       if (!raw.startsWith('/') && !raw.startsWith('~') && ctx.kindOf(posix.dirname(abs)) === 'missing')
         continue;
+      const hidden =
+        ctx.privateTmp !== undefined
+          ? privateTmpAnnotation(c, abs, { ...ctx, privateTmp: ctx.privateTmp }, INFERRED)
+          : undefined;
+      if (hidden) {
+        if (!seen.has(`${hidden.operation} ${abs}`)) seen.set(`${hidden.operation} ${abs}`, hidden);
+        break;
+      }
       const j = judgeFs(c, abs, ctx);
       if (!j) continue;
       const key = `${j.operation} ${j.path}`;

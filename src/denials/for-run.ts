@@ -89,6 +89,7 @@ export function denialAnnotations(input: DenialRunInput): Annotation[] {
           .filter((d) => d.startsWith('/'))
           .map((d) => host.realpath(d)),
       ],
+      privateTmp: plan.backend === 'bwrap' && policy.privateTmp ? '/tmp' : undefined,
     };
     const max = input.maxDenials ?? DEFAULT_MAX_DENIALS;
     const report = explainDenials(candidates, ctx, max);

@@ -31,7 +31,8 @@ const FS_ERRNO: readonly [RegExp, FsErrno][] = [
   [/read-only file system|\bEROFS\b/i, 'EROFS'],
   [/permission denied|\bEACCES\b/i, 'EACCES'],
   [/operation not permitted|\bEPERM\b/i, 'EPERM'],
-  [/no such file or directory|\bENOENT\b/i, 'ENOENT'],
+  // dash: "cannot create /tmp/x/file: Directory nonexistent".
+  [/no such file or directory|\bENOENT\b|directory nonexistent/i, 'ENOENT'],
 ];
 
 const NET_ERRNO: readonly [RegExp, NetErrno][] = [

@@ -80,6 +80,17 @@ export function cacheSummary(prepared: PreparedRun): CacheSummary | null {
       mode: prepared.cache.mode,
       dir: prepared.cache.entry,
       env: prepared.cache.redirects.map((r) => r.name),
+      ...(prepared.cacheSeeded?.length
+        ? {
+            seeded: prepared.cacheSeeded.map(({ tool, source, files, bytes, error }) => ({
+              tool,
+              source,
+              files,
+              bytes,
+              ...(error === undefined ? {} : { error }),
+            })),
+          }
+        : {}),
     };
   if (prepared.cacheWarning)
     return { mode: 'unavailable', dir: null, env: [], reason: prepared.cacheWarning };

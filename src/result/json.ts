@@ -50,6 +50,8 @@ export type ExplainJson = Versioned<{
     readonly dir: string;
     readonly redirects: readonly unknown[];
     readonly sanitized: readonly unknown[];
+    /** Host caches copied in before a run (docs/caches.md, "Warm from the host"). */
+    readonly seeds: readonly unknown[];
   } | null;
   readonly limits: readonly PlannedLimit[];
   /** Each configurable setting, its value (null: cordon's default) and where it came from. */

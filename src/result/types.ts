@@ -43,6 +43,14 @@ export interface CacheSummary {
   /** Names of the environment variables cordon set to redirect tool caches (never values). */
   readonly env: readonly string[];
   readonly reason?: string;
+  /** Copied from the host's caches into this entry before the run (missing entries only). */
+  readonly seeded?: readonly {
+    readonly tool: string;
+    readonly source: string;
+    readonly files: number;
+    readonly bytes: number;
+    readonly error?: string | undefined;
+  }[];
 }
 
 export interface RunResult {

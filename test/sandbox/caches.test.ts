@@ -332,6 +332,8 @@ describe.runIf(bwrapUsable && npmPath !== '')('sandbox cache under bubblewrap (r
         'GOMODCACHE',
         'npm_config_userconfig',
       ],
+      // The fixture's host ~/.npm/_cacache holds only a marker file: walked, nothing to copy.
+      seeded: [{ tool: 'npm', source: join(f.home, '.npm/_cacache'), files: 0, bytes: 0 }],
     });
   });
 });

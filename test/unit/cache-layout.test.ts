@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  allowedSeeds,
   applyCacheEnv,
   cacheRules,
   planCache,
@@ -53,7 +54,58 @@ describe('planCache', () => {
         { name: 'npm_config_userconfig', value: `${ENTRY}/config/npmrc`, tool: 'npm (sanitized ~/.npmrc)' },
       ],
       copies: [{ kind: 'npmrc', source: '/home/user/.npmrc', target: `${ENTRY}/config/npmrc` }],
+      seeds: [],
     });
+  });
+
+  it("seeds npm's cache from the host's _cacache when it exists (Linux), $npm_config_cache first", () => {
+    const host = syntheticHost('linux', {
+      files: {
+        '/home/user/.npm/_cacache': 'dir',
+        '/data/npm/_cacache': 'dir',
+        '/home/user/project/package.json': 'file',
+      },
+    });
+    const seed = {
+      tool: 'npm',
+      source: '/home/user/.npm/_cacache',
+      target: `${ENTRY}/tools/npm/_cacache`,
+      targetBelowTools: ['npm', '_cacache'],
+      parts: ['content-v2', 'index-v5'],
+      state: `${ENTRY}/seed-npm.json`,
+    };
+    expect(planCache('workspace', host, host.cwd, {})!.seeds).toEqual([seed]);
+    expect(planCache('workspace', host, host.cwd, { NPM_CONFIG_CACHE: '/data/npm' })!.seeds).toEqual([
+      { ...seed, source: '/data/npm/_cacache' },
+    ]);
+    // No host cache: nothing to copy. macOS and Windows: not seeded (the copy walks /proc/self/fd).
+    expect(planCache('workspace', linux, linux.cwd, {})!.seeds).toEqual([]);
+    const mac = syntheticHost('darwin', { files: { '/Users/user/.npm/_cacache': 'dir' } });
+    expect(planCache('workspace', mac, mac.cwd, {})!.seeds).toEqual([]);
+    // Only where npm is likely to run: a package.json in cwd or above (a monorepo package).
+    expect(planCache('workspace', host, '/home/user/project/packages/a', {})!.seeds).toHaveLength(1);
+    const bare = syntheticHost('linux', { files: { '/home/user/.npm/_cacache': 'dir' } });
+    expect(planCache('workspace', bare, bare.cwd, {})!.seeds).toEqual([]);
+  });
+
+  it('allowedSeeds: only a host cache the policy lets the command read, nothing below it denied', () => {
+    const host = syntheticHost('linux', {
+      files: { '/home/user/.npm/_cacache': 'dir', '/home/user/project/package.json': 'file' },
+    });
+    const layout = planCache('workspace', host, host.cwd, {})!;
+    const policyWith = (deny: string[]) =>
+      resolvePolicy(loadProfile('workspace', host.cwd), { read: [], write: [], deny }, host, host.cwd);
+    expect(layout.seeds).toHaveLength(1);
+    expect(allowedSeeds(layout, policyWith([]).rules)).toEqual(layout.seeds);
+    expect(allowedSeeds(layout, policyWith(['/home/user/.npm']).rules)).toEqual([]);
+    expect(allowedSeeds(layout, policyWith(['/home/user/.npm/_cacache/index-v5']).rules)).toEqual([]);
+    const strict = resolvePolicy(
+      loadProfile('strict', host.cwd),
+      { read: [], write: [], deny: [] },
+      host,
+      host.cwd,
+    );
+    expect(allowedSeeds(layout, strict.rules)).toEqual([]);
   });
 
   it('shared: one entry for every workspace; XDG_CACHE_HOME moves the root', () => {
