@@ -21,6 +21,7 @@ import { withJobLimits } from './plan/windows/job-limits.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
+import { withAllowNet } from './policy/allow-net.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
 import { DEFAULT_PROFILE, listBuiltinProfiles, loadProfile } from './profile/load.ts';
@@ -130,6 +131,7 @@ export function preparePlan(
     );
     if (options.allowUnix?.length)
       policy = { ...policy, allowUnix: resolveAllowUnix(options.allowUnix, host, cwd) };
+    policy = withAllowNet(policy, profile.allowNet, options.allowNet ?? [], options.network);
     checkCwdUsable(policy);
     envRequest = {
       keep: [...profile.env.keep, ...envRequest.keep],
@@ -140,11 +142,12 @@ export function preparePlan(
     options.profile !== undefined ||
     options.read?.length ||
     options.write?.length ||
-    options.deny?.length
+    options.deny?.length ||
+    options.allowNet?.length
   ) {
     throw new CordonError(
       'bad-flag',
-      '--backend none runs without a sandbox, so --profile, --read, --write and --deny would not be enforced — drop them or choose a sandbox backend',
+      '--backend none runs without a sandbox, so --profile, --read, --write, --deny and --allow-net would not be enforced — drop them or choose a sandbox backend',
     );
   }
   const bestEffort = options.bestEffort ?? false;

@@ -10,6 +10,7 @@ import { openBwrapDataFds } from './data-fds.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
 import { signalInsideNamespace } from './signal.ts';
 import { applyStatusReport, openStatusChannel } from './status.ts';
+import { startRunProxy } from './net-proxy.ts';
 import { prepareBwrapLaunch } from './supervised.ts';
 
 // bwrap prints this and exits 1 when it cannot exec the command (no status reporter).
@@ -25,12 +26,18 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   const limits = await startLimits(plan.limits);
   const created = missingPlaceholders(plan);
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
+  // The allowlist proxy runs in this process for the run; the supervisor carries the
+  // command's connections to its port (net-proxy.ts, unix-proxy.ts).
+  const allow = plan.unixSupervisor?.proxy?.allow;
+  const proxy = allow ? await startRunProxy(allow) : undefined;
   // With the unix-socket supervisor, it is started in bwrap's place and bwrap is its child.
-  const supervised = prepareBwrapLaunch(plan);
+  let net: Awaited<ReturnType<NonNullable<typeof proxy>['finish']>> | undefined;
+  let supervised: ReturnType<typeof prepareBwrapLaunch>;
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
-  const inner = supervised ?? plan;
-  const start = limits ? limits.wrap(inner.executable, inner.args) : inner;
   try {
+    supervised = prepareBwrapLaunch(proxy ? { ...plan, env: { ...plan.env, ...proxy.env } } : plan, proxy?.port);
+    const inner = supervised ?? plan;
+    const start = limits ? limits.wrap(inner.executable, inner.args) : inner;
     outcome = await spawnPlan({
       executable: start.executable,
       args: start.args,
@@ -54,6 +61,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   } finally {
     removePlaceholders(created);
     await supervised?.cleanup();
+    net = await proxy?.finish();
   }
   const reported = applyStatusReport(outcome, status?.read(), status !== undefined);
   const verdict = await limits?.finish(reported.outcome);
@@ -68,7 +76,8 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   return {
     outcome: reported.outcome,
     execFailure,
-    annotations: [...reported.annotations, ...(verdict?.annotations ?? [])],
+    annotations: [...reported.annotations, ...(verdict?.annotations ?? []), ...(net?.annotations ?? [])],
     limit: verdict?.limit,
+    network: net?.network,
   };
 }

@@ -48,7 +48,7 @@ export function unixHelperAvailable(): boolean {
 }
 
 /** undefined: spawn bwrap itself (no supervisor in the plan). */
-export function prepareBwrapLaunch(plan: BwrapPlan): BwrapLaunch | undefined {
+export function prepareBwrapLaunch(plan: BwrapPlan, proxyPort?: number): BwrapLaunch | undefined {
   const sup = plan.unixSupervisor;
   if (!sup) return undefined;
   const spec: UnixHelperSpec = {
@@ -58,6 +58,7 @@ export function prepareBwrapLaunch(plan: BwrapPlan): BwrapLaunch | undefined {
     dataFds:
       plan.dataFds + (plan.seccompProgram === undefined ? 0 : 1) + (plan.statusFd === undefined ? 0 : 1),
     parentPid: process.pid,
+    ...(proxyPort === undefined ? {} : { proxyPort }),
   };
   return {
     executable: process.execPath,
