@@ -2,8 +2,8 @@
 // loopback that answer with their own name, and a self-signed certificate both share
 // (generated with openssl into a temp dir; the clients trust it with a CA file).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttp, type Server } from 'node:http';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,8 @@ export interface Site {
   readonly name: string;
   readonly http: number;
   readonly https: number;
+  /** Requests this site received (checked on the host side). */
+  readonly hits: string[];
 }
 
 export interface Sites {
@@ -28,22 +30,39 @@ function listen(server: Server): Promise<number> {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok((server.address() as AddressInfo).port)));
 }
 
-export async function startSites(): Promise<Sites> {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-sites-'));
+/** `parent`: where the certificate goes (readable by every user; not /tmp for sandbox tests). */
+export async function startSites(parent = tmpdir(), files?: string): Promise<Sites> {
+  const dir = mkdtempSync(join(parent, 'cordon-sites-'));
+  chmodSync(dir, 0o755);
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
   execFileSync('openssl', [
     'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
     '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
   ], { stdio: 'ignore' });
+  chmodSync(cert, 0o644);
   const tls = { key: readFileSync(key), cert: readFileSync(cert) };
   const servers: Server[] = [];
   const site = async (name: string): Promise<Site> => {
-    const handler = (_req: unknown, res: import('node:http').ServerResponse) => res.end(`hello from ${name}\n`);
+    const hits: string[] = [];
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      hits.push(req.url ?? '');
+      // site-a also serves the files below `files` (a dumb-HTTP git repository) under /files/.
+      const url = req.url ?? '/';
+      if (files && name === 'site-a' && url.startsWith('/files/') && !url.includes('..')) {
+        try {
+          res.end(readFileSync(join(files, decodeURIComponent(url.slice(7).split('?')[0]!))));
+        } catch {
+          res.writeHead(404).end();
+        }
+        return;
+      }
+      res.end(`hello from ${name}\n`);
+    };
     const h = createHttp(handler);
     const s = createHttps(tls, handler);
     servers.push(h, s);
-    return { name, http: await listen(h), https: await listen(s) };
+    return { name, http: await listen(h), https: await listen(s), hits };
   };
   const a = await site('site-a');
   const b = await site('site-b');
