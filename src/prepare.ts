@@ -18,10 +18,10 @@ import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
 import { withJobLimits } from './plan/windows/job-limits.ts';
+import { withAllowNet } from './policy/allow-net.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
-import { withAllowNet } from './policy/allow-net.ts';
 import { resolvePolicy } from './policy/resolve.ts';
 import type { Platform, SandboxPolicy } from './policy/types.ts';
 import { DEFAULT_PROFILE, listBuiltinProfiles, loadProfile } from './profile/load.ts';

@@ -6,9 +6,19 @@ import { formatIp, type IpBytes, isLoopback, parseIp, sameIp, specialReason } fr
 
 export type AllowNetEntry =
   /** An exact name (lower case, no trailing dot). */
-  | { readonly kind: 'name'; readonly name: string; readonly port?: number | undefined; readonly text: string }
+  | {
+      readonly kind: 'name';
+      readonly name: string;
+      readonly port?: number | undefined;
+      readonly text: string;
+    }
   /** `*.suffix`: any name below suffix (not suffix itself). */
-  | { readonly kind: 'wildcard'; readonly suffix: string; readonly port?: number | undefined; readonly text: string }
+  | {
+      readonly kind: 'wildcard';
+      readonly suffix: string;
+      readonly port?: number | undefined;
+      readonly text: string;
+    }
   | { readonly kind: 'ip'; readonly ip: IpBytes; readonly port?: number | undefined; readonly text: string }
   /** The host's loopback: the name localhost, 127.0.0.0/8 and ::1. */
   | { readonly kind: 'localhost'; readonly port?: number | undefined; readonly text: string };
@@ -23,7 +33,8 @@ function bad(raw: string, why: string): CordonError {
 }
 
 function parsePort(raw: string, text: string): number {
-  if (!/^[1-9][0-9]{0,4}$/.test(text) || Number(text) > 65535) throw bad(raw, `port '${text}' is not 1-65535`);
+  if (!/^[1-9][0-9]{0,4}$/.test(text) || Number(text) > 65535)
+    throw bad(raw, `port '${text}' is not 1-65535`);
   return Number(text);
 }
 
@@ -53,7 +64,7 @@ export function parseAllowNet(raw: string): AllowNetEntry {
       port = parsePort(raw, rest.slice(1));
     }
     const ip = parseIp(host);
-    if (!ip || ip.length !== 16) throw bad(raw, `'${host}' is not an IPv6 address`);
+    if (ip?.length !== 16) throw bad(raw, `'${host}' is not an IPv6 address`);
     return { kind: 'ip', ip, port, text: raw };
   }
   const colons = raw.split(':').length - 1;

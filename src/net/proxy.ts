@@ -7,7 +7,7 @@
 // cordon:TOKEN): the listener is on the host's loopback, shared with every local process.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { type IncomingMessage, request as httpRequest, type ServerResponse, createServer } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type AllowNetEntry, judgeAddresses, matchTarget, type Target } from './allowlist.ts';
@@ -100,7 +100,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       let i = 0;
       const next = (lastError?: Error): void => {
         const ip = ips[i++];
-        if (!ip) return fail(lastError ?? new Error('no address'));
+        if (!ip) {
+          fail(lastError ?? new Error('no address'));
+          return;
+        }
         const s = connect({ host: formatIp(ip), port });
         s.once('connect', () => {
           s.removeAllListeners('error');
@@ -116,10 +119,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     client.on('error', () => client.destroy());
     client.on('close', () => sockets.delete(client));
     const reply = (status: string, body: string, extra = ''): void => {
-      client.end(`HTTP/1.1 ${status}\r\n${extra}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      client.end(
+        `HTTP/1.1 ${status}\r\n${extra}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     };
     if (!authorized(req))
-      return reply('407 Proxy Authentication Required', 'cordon: this proxy serves one sandboxed run\n', 'Proxy-Authenticate: Basic realm="cordon"\r\n');
+      return reply(
+        '407 Proxy Authentication Required',
+        'cordon: this proxy serves one sandboxed run\n',
+        'Proxy-Authenticate: Basic realm="cordon"\r\n',
+      );
     const target = parseAuthority(req.url ?? '');
     if (!target) return reply('400 Bad Request', `cordon: bad CONNECT target '${req.url}'\n`);
     const ips = await addressesFor(target, 'CONNECT');
@@ -146,7 +155,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(body);
     };
     if (!authorized(req))
-      return fail(407, 'cordon: this proxy serves one sandboxed run\n', { 'proxy-authenticate': 'Basic realm="cordon"' });
+      return fail(407, 'cordon: this proxy serves one sandboxed run\n', {
+        'proxy-authenticate': 'Basic realm="cordon"',
+      });
     let url: URL;
     try {
       url = new URL(req.url ?? '');

@@ -23,7 +23,7 @@ export function checkAllowNetBackend(backend: BackendName, policy: SandboxPolicy
     case 'seatbelt':
       throw new CordonError(
         'policy-unenforceable',
-        `--allow-net ${list}: not built for Seatbelt yet (the plan allows outbound only to the proxy's loopback port; the launcher is missing) — use --net or no network on macOS`,
+        `--allow-net ${list}: not built for Seatbelt yet (planned: outbound only to the proxy's loopback port, with a per-run secret) — use --net or no network on macOS`,
       );
     case 'windows':
       throw new CordonError(

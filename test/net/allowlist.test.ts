@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fixFor, judgeAddresses, matchTarget, parseAllowNet, parseAllowNetList } from '../../src/net/allowlist.ts';
+import {
+  fixFor,
+  judgeAddresses,
+  matchTarget,
+  parseAllowNet,
+  parseAllowNetList,
+} from '../../src/net/allowlist.ts';
 import { formatIp, parseIp, specialReason } from '../../src/net/ip.ts';
 
 const ip = (s: string) => parseIp(s)!;
@@ -8,7 +14,11 @@ const ip = (s: string) => parseIp(s)!;
 describe('parseAllowNet', () => {
   it('parses names, wildcards, ports, IP literals and localhost', () => {
     expect(parseAllowNet('Registry.NPMjs.org.')).toMatchObject({ kind: 'name', name: 'registry.npmjs.org' });
-    expect(parseAllowNet('*.github.com:443')).toMatchObject({ kind: 'wildcard', suffix: 'github.com', port: 443 });
+    expect(parseAllowNet('*.github.com:443')).toMatchObject({
+      kind: 'wildcard',
+      suffix: 'github.com',
+      port: 443,
+    });
     expect(parseAllowNet('10.0.0.5:8080')).toMatchObject({ kind: 'ip', port: 8080 });
     expect(parseAllowNet('[::1]:9')).toMatchObject({ kind: 'ip', port: 9 });
     expect(parseAllowNet('fd00:ec2::254')).toMatchObject({ kind: 'ip', port: undefined });

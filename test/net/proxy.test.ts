@@ -10,7 +10,11 @@ let sites: Sites;
 let proxy: RunningProxy;
 
 // Asynchronous: the proxy runs in this very process.
-function run(file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  file: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((ok) => {
     execFile(file, args, { encoding: 'utf8', env: env ?? process.env }, (error, stdout, stderr) => {
       ok({ code: error ? Number((error as { code?: number }).code ?? -1) : 0, stdout, stderr });
@@ -37,7 +41,9 @@ afterAll(async () => {
 
 describe('allowlist proxy', async () => {
   it('forwards plain HTTP to an allowed site and refuses the other with the flag to allow it', async () => {
-    expect((await curl(['-x', proxy.url, `http://localhost:${sites.a.http}/`])).out).toBe('hello from site-a\n200');
+    expect((await curl(['-x', proxy.url, `http://localhost:${sites.a.http}/`])).out).toBe(
+      'hello from site-a\n200',
+    );
     const b = await curl(['-x', proxy.url, `http://localhost:${sites.b.http}/`]);
     expect(b.out).toContain(`allow with --allow-net localhost:${sites.b.http}`);
     expect(b.out).toMatch(/403$/);
@@ -55,7 +61,13 @@ describe('allowlist proxy', async () => {
 
   it('checks every request on a kept-alive connection', async () => {
     // curl reuses one proxy connection for both URLs.
-    const r = await curl(['-v', '-x', proxy.url, `http://localhost:${sites.a.http}/`, `http://localhost:${sites.b.http}/`]);
+    const r = await curl([
+      '-v',
+      '-x',
+      proxy.url,
+      `http://localhost:${sites.a.http}/`,
+      `http://localhost:${sites.b.http}/`,
+    ]);
     expect(r.out).toContain('hello from site-a');
     expect(r.out).toMatch(/Re-using existing connection|Reusing existing connection/);
     expect(r.out).toContain(`refused`);
@@ -75,11 +87,20 @@ describe('allowlist proxy', async () => {
   });
 
   it('Python urllib goes through it (HTTP and HTTPS)', async () => {
-    const py = ['-c', 'import sys,urllib.request,ssl\nctx=ssl.create_default_context(cafile=sys.argv[2])\nprint(urllib.request.urlopen(sys.argv[1],context=ctx).read().decode(),end="")'];
+    const py = [
+      '-c',
+      'import sys,urllib.request,ssl\nctx=ssl.create_default_context(cafile=sys.argv[2])\nprint(urllib.request.urlopen(sys.argv[1],context=ctx).read().decode(),end="")',
+    ];
     const env = { ...process.env, http_proxy: proxy.url, https_proxy: proxy.url, no_proxy: '' };
-    const out = (await run('/usr/bin/python3', [...py, `https://localhost:${sites.a.https}/`, sites.caFile], env)).stdout;
+    const out = (
+      await run('/usr/bin/python3', [...py, `https://localhost:${sites.a.https}/`, sites.caFile], env)
+    ).stdout;
     expect(out).toBe('hello from site-a\n');
-    const refused = await run('/usr/bin/python3', [...py, `http://localhost:${sites.b.http}/`, sites.caFile], env);
+    const refused = await run(
+      '/usr/bin/python3',
+      [...py, `http://localhost:${sites.b.http}/`, sites.caFile],
+      env,
+    );
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('403');
   });

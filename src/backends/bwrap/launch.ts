@@ -7,10 +7,10 @@ import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
+import { startRunProxy } from './net-proxy.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
 import { signalInsideNamespace } from './signal.ts';
 import { applyStatusReport, openStatusChannel } from './status.ts';
-import { startRunProxy } from './net-proxy.ts';
 import { prepareBwrapLaunch } from './supervised.ts';
 
 // bwrap prints this and exits 1 when it cannot exec the command (no status reporter).
@@ -35,7 +35,10 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   let supervised: ReturnType<typeof prepareBwrapLaunch>;
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
   try {
-    supervised = prepareBwrapLaunch(proxy ? { ...plan, env: { ...plan.env, ...proxy.env } } : plan, proxy?.port);
+    supervised = prepareBwrapLaunch(
+      proxy ? { ...plan, env: { ...plan.env, ...proxy.env } } : plan,
+      proxy?.port,
+    );
     const inner = supervised ?? plan;
     const start = limits ? limits.wrap(inner.executable, inner.args) : inner;
     outcome = await spawnPlan({

@@ -62,7 +62,12 @@ export function listenerInCallersPidNs(sock: number, caller: number, hostPidNs: 
  * bytes, an errno (EINVAL, EACCES, EFAULT), or -1 when `stillValid` says the notification went
  * stale (the pid may have been reused).
  */
-export function readSockaddr(pid: number, ptr: bigint, lenArg: bigint, stillValid: () => boolean): Buffer | number {
+export function readSockaddr(
+  pid: number,
+  ptr: bigint,
+  lenArg: bigint,
+  stillValid: () => boolean,
+): Buffer | number {
   const len = Number(lenArg & 0xffffffffn);
   if (len < 2 || len > 128) return 22;
   const buf = Buffer.alloc(len);

@@ -17,8 +17,14 @@ import { fstatSync, readlinkSync } from 'node:fs';
 import * as n from '../../native/seccomp-notify.ts';
 import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
 import { bindOnBehalf } from './unix-bind.ts';
+import {
+  closeOnExec,
+  listenerInCallersPidNs,
+  readSockaddr,
+  threadGroupOf,
+  unixAddress,
+} from './unix-procfs.ts';
 import { freshProxySocket, isProxyAddress, proxyAttempt } from './unix-proxy.ts';
-import { closeOnExec, listenerInCallersPidNs, readSockaddr, threadGroupOf, unixAddress } from './unix-procfs.ts';
 
 const AF_UNIX = 1;
 const EACCES = 13;
