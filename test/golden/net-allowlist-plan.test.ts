@@ -21,7 +21,12 @@ const NPM: RunOptions = { allowNet: ['registry.npmjs.org', '*.github.com:443', '
 const CASES: Case[] = [
   { name: 'linux bwrap: proxy mode', platform: 'linux', options: NPM },
   { name: 'linux bwrap, strict profile', platform: 'linux', options: { ...NPM, profile: 'strict' } },
-  { name: 'linux bwrap without the supervisor: refused', platform: 'linux', options: NPM, noSupervisor: true },
+  {
+    name: 'linux bwrap without the supervisor: refused',
+    platform: 'linux',
+    options: NPM,
+    noSupervisor: true,
+  },
   { name: 'linux landlock: refused', platform: 'linux', options: { ...NPM, backend: 'landlock' } },
   {
     name: 'linux landlock --best-effort: still refused',
@@ -29,7 +34,11 @@ const CASES: Case[] = [
     options: { ...NPM, backend: 'landlock', bestEffort: true },
   },
   { name: 'linux --net with --allow-net: refused', platform: 'linux', options: { ...NPM, network: true } },
-  { name: 'linux --no-net with --allow-net: proxy mode', platform: 'linux', options: { ...NPM, network: false } },
+  {
+    name: 'linux --no-net with --allow-net: proxy mode',
+    platform: 'linux',
+    options: { ...NPM, network: false },
+  },
   { name: 'linux bad entry: refused', platform: 'linux', options: { allowNet: ['https://x.org/'] } },
   { name: 'linux --backend none: refused', platform: 'linux', options: { ...NPM, backend: 'none' } },
   { name: 'darwin seatbelt: refused (launcher not built)', platform: 'darwin', options: NPM },

@@ -21,7 +21,11 @@ const policy: SandboxPolicy = {
 describe('profile key allowNet', () => {
   it('parses, adds to the parent list, and narrows a profile network: on', () => {
     const parent = parseProfileText('allowNet: [registry.npmjs.org]\n', 'a.yaml', 'a');
-    const child = parseProfileText('extends: a\nallowNet: ["*.github.com", registry.npmjs.org]\n', 'b.yaml', 'b');
+    const child = parseProfileText(
+      'extends: a\nallowNet: ["*.github.com", registry.npmjs.org]\n',
+      'b.yaml',
+      'b',
+    );
     const merged = mergeProfiles([parent, child]);
     expect(merged.allowNet).toEqual(['registry.npmjs.org', '*.github.com']);
     const p = withAllowNet(policy, merged.allowNet, ['localhost:3000'], undefined);
@@ -54,7 +58,16 @@ describe('cordon --allow-net (CLI)', () => {
     expect(r.stderr).toMatch(message);
   });
   it('explain shows the allowlist', async () => {
-    const r = await runCli(['explain', '--platform', 'linux', '--allow-net', 'registry.npmjs.org', '--', 'npm', 'i']);
+    const r = await runCli([
+      'explain',
+      '--platform',
+      'linux',
+      '--allow-net',
+      'registry.npmjs.org',
+      '--',
+      'npm',
+      'i',
+    ]);
     expect(r.stdout).toContain("network: allowlist through cordon's proxy — registry.npmjs.org");
   });
 });
