@@ -1,6 +1,7 @@
 // Which backends can enforce a network allowlist (policy.allowNet), pure. Only bubblewrap
 // (with the unix-socket supervisor, checked in linux/unix-sockets.ts) keeps the command in its
-// own network namespace with cordon's proxy as the one way out. The others refuse (125).
+// own network namespace with cordon's proxy as the one way out; Seatbelt allows outbound only
+// to the proxy's loopback port (plan/macos/seatbelt-network.ts). The others refuse (125).
 import { CordonError } from '../errors.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
 import type { BackendName } from './types.ts';
@@ -14,16 +15,12 @@ export function checkAllowNetBackend(backend: BackendName, policy: SandboxPolicy
   switch (backend) {
     case 'none':
     case 'bwrap':
+    case 'seatbelt':
       return;
     case 'landlock':
       throw new CordonError(
         'policy-unenforceable',
         `--allow-net ${list}: ${LANDLOCK}${bestEffort ? ' (--best-effort does not run it either: a port rule is no allowlist)' : ''} — install bubblewrap, or use --net / no network`,
-      );
-    case 'seatbelt':
-      throw new CordonError(
-        'policy-unenforceable',
-        `--allow-net ${list}: not built for Seatbelt yet (planned: outbound only to the proxy's loopback port, with a per-run secret) — use --net or no network on macOS`,
       );
     case 'windows':
       throw new CordonError(

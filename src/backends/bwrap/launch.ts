@@ -2,12 +2,12 @@
 // then the seccomp program) as fds 3, 4, ..., spawns bwrap, and removes the mount points bwrap
 // had to create for missing covered paths.
 import { spawnPlan } from '../../exec/spawn.ts';
+import { startRunProxy } from '../../net/run-proxy.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
 import type { LaunchContext, LaunchResult } from '../types.ts';
 import { openBwrapDataFds } from './data-fds.ts';
-import { startRunProxy } from './net-proxy.ts';
 import { missingPlaceholders, removePlaceholders } from './placeholders.ts';
 import { signalInsideNamespace } from './signal.ts';
 import { applyStatusReport, openStatusChannel } from './status.ts';
@@ -27,7 +27,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   const created = missingPlaceholders(plan);
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
   // The allowlist proxy runs in this process for the run; the supervisor carries the
-  // command's connections to its port (net-proxy.ts, unix-proxy.ts).
+  // command's connections to its port (src/net/run-proxy.ts, unix-proxy.ts).
   const allow = plan.unixSupervisor?.proxy?.allow;
   const proxy = allow ? await startRunProxy(allow) : undefined;
   // With the unix-socket supervisor, it is started in bwrap's place and bwrap is its child.

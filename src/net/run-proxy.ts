@@ -1,9 +1,10 @@
-// The network allowlist at launch (bubblewrap): starts cordon's proxy (src/net/proxy.ts) in
+// The network allowlist at launch (bubblewrap, Seatbelt): starts cordon's proxy (src/net/proxy.ts) in
 // this process for the life of the run, gives the command the proxy variables, and turns the
 // proxy's refusals into denial annotations and the result's `network` summary.
-import { parseAllowNetList } from '../../net/allowlist.ts';
-import { type RunningProxy, startProxy } from '../../net/proxy.ts';
-import type { Annotation, NetworkSummary } from '../../result/types.ts';
+
+import type { Annotation, NetworkSummary } from '../result/types.ts';
+import { parseAllowNetList } from './allowlist.ts';
+import { type RunningProxy, startProxy } from './proxy.ts';
 
 /** Loopback inside the sandbox's own namespace stays direct (the command's own servers). */
 export const NO_PROXY = 'localhost,127.0.0.1,::1';
