@@ -7,8 +7,8 @@ import { isCordonError } from '../../src/errors.ts';
 import { syntheticHost } from '../../src/host/synthetic.ts';
 import { describeNetwork } from '../../src/net/describe.ts';
 import { proxyEnv } from '../../src/net/run-proxy.ts';
-import { withProxyPort } from '../../src/plan/macos/seatbelt-proxy.ts';
 import type { RunOptions } from '../../src/options/types.ts';
+import { withProxyPort } from '../../src/plan/macos/seatbelt-proxy.ts';
 import type { Platform } from '../../src/policy/types.ts';
 import { preparePlan } from '../../src/prepare.ts';
 
@@ -71,9 +71,18 @@ function render(c: Case): string {
       lines.push('outbound rules in the plan:', ...outbound(plan.profile).map((l) => `  ${l}`));
       const env = proxyEnv('http://cordon:SECRET@127.0.0.1:40123');
       const launched = withProxyPort(plan, 40123, env);
-      lines.push('outbound rules at launch (port 40123):', ...outbound(launched.profile).map((l) => `  ${l}`));
-      lines.push(`-p argument replaced: ${launched.args[launched.args.indexOf('-p') + 1] === launched.profile}`);
-      lines.push(`env at launch: ${Object.keys(env).map((k) => `${k}=${launched.env[k]}`).join(' ')}`);
+      lines.push(
+        'outbound rules at launch (port 40123):',
+        ...outbound(launched.profile).map((l) => `  ${l}`),
+      );
+      lines.push(
+        `-p argument replaced: ${launched.args[launched.args.indexOf('-p') + 1] === launched.profile}`,
+      );
+      lines.push(
+        `env at launch: ${Object.keys(env)
+          .map((k) => `${k}=${launched.env[k]}`)
+          .join(' ')}`,
+      );
     }
   } catch (error) {
     if (!isCordonError(error)) throw error;
