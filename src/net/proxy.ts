@@ -177,6 +177,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       .map((s) => s.trim());
     for (const [k, v] of Object.entries(req.headers))
       if (v !== undefined && !HOP.has(k) && !listed.includes(k)) headers[k] = v;
+    // The checked authority, never the client's own Host header (another virtual host on an
+    // allowed address would otherwise be one header away).
+    headers['host'] = url.host;
     let upstream: Socket;
     try {
       upstream = await connectFirst(ips, target.port);

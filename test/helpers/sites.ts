@@ -18,8 +18,9 @@ export interface Site {
   readonly name: string;
   readonly http: number;
   readonly https: number;
-  /** Requests this site received (checked on the host side). */
+  /** Requests this site received (checked on the host side), and their Host headers. */
   readonly hits: string[];
+  readonly hosts: string[];
 }
 
 export interface Sites {
@@ -67,8 +68,10 @@ export async function startSites(parent = tmpdir(), files?: string): Promise<Sit
   const servers: Server[] = [];
   const site = async (name: string): Promise<Site> => {
     const hits: string[] = [];
+    const hosts: string[] = [];
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       hits.push(req.url ?? '');
+      hosts.push(req.headers.host ?? '');
       // site-a also serves the files below `files` (a dumb-HTTP git repository) under /files/.
       const url = req.url ?? '/';
       if (files && name === 'site-a' && url.startsWith('/files/') && !url.includes('..')) {
@@ -84,7 +87,7 @@ export async function startSites(parent = tmpdir(), files?: string): Promise<Sit
     const h = createHttp(handler);
     const s = createHttps(tls, handler);
     servers.push(h, s);
-    return { name, http: await listen(h), https: await listen(s), hits };
+    return { name, http: await listen(h), https: await listen(s), hits, hosts };
   };
   const a = await site('site-a');
   const b = await site('site-b');

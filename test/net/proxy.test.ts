@@ -73,6 +73,18 @@ describe('allowlist proxy', async () => {
     expect(r.out).toContain(`refused`);
   });
 
+  it("forwards the checked authority as Host, not the client's own Host header", async () => {
+    const r = await curl([
+      '-x',
+      proxy.url,
+      '-H',
+      'Host: evil.example',
+      `http://localhost:${sites.a.http}/host`,
+    ]);
+    expect(r.out).toBe('hello from site-a\n200');
+    expect(sites.a.hosts.at(-1)).toBe(`localhost:${sites.a.http}`);
+  });
+
   it('refuses a request without the run secret (407)', async () => {
     const url = proxy.url.replace(/cordon:[0-9a-f]+@/, '');
     expect((await curl(['-x', url, `http://localhost:${sites.a.http}/`])).out).toMatch(/407$/);
