@@ -71,3 +71,21 @@ describe('cordon --allow-net (CLI)', () => {
     expect(r.stdout).toContain("network: allowlist through cordon's proxy — registry.npmjs.org");
   });
 });
+
+describe('denials recognized in the output under an allowlist', () => {
+  it('suggest --allow-net HOST and the proxy variables, never --net', async () => {
+    const { findDenials } = await import('../../src/denials/explain.ts');
+    const ctx = {
+      policy: { ...policy, network: 'off' as const, allowNet: ['registry.npmjs.org'] },
+      home: host.home,
+      networkFromFlag: false,
+      privateDirs: [],
+      kindOf: () => 'missing' as const,
+    };
+    const r = findDenials('curl: (6) Could not resolve host: api.example.com\n', ctx);
+    expect(r.denials).toHaveLength(1);
+    expect(r.denials[0]!.fix).toBe('--allow-net api.example.com');
+    expect(r.denials[0]!.message).toContain('HTTPS_PROXY');
+    expect(r.denials[0]!.message).not.toContain('--net ');
+  });
+});
