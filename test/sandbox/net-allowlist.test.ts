@@ -5,6 +5,7 @@
 // Every refusal is also checked on the host side: the refused site received no request.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +126,33 @@ describe.runIf(canBwrap && isRoot).each(BATTERY_USERS)(
       }
       expect(sites.a.hits).toEqual([]);
       expect(sites.b.hits).toEqual([]);
+    });
+
+    it("only 127.0.0.1 at the proxy's port is carried out (not ::ffff:127.0.0.1 or ::1 there); UDP stays inside", async () => {
+      const udp = createSocket('udp4');
+      const got: string[] = [];
+      udp.on('message', (m) => got.push(m.toString()));
+      await new Promise<void>((ok) => udp.bind(0, '127.0.0.1', ok));
+      const udpPort = udp.address().port;
+      const probe = `
+      const net = require('net'), dgram = require('dgram');
+      const port = Number(process.env.HTTP_PROXY.split(':').pop());
+      const tries = [['::ffff:127.0.0.1', port], ['::1', port]];
+      const s = dgram.createSocket('udp4');
+      s.send('leak', Number(process.argv[1]), '127.0.0.1', () => s.close());
+      (function next() {
+        const t = tries.shift();
+        if (!t) return;
+        const c = net.connect({ host: t[0], port: t[1] });
+        c.on('connect', () => { console.log('connected ' + t[0]); c.destroy(); next(); });
+        c.on('error', (e) => { console.log('error:' + e.code); next(); });
+      })();`;
+      const r = await cordon(allowA, [NODE, '-e', probe, String(udpPort)]);
+      udp.close();
+      expect(r.stdout).toMatch(
+        /^error:(ECONNREFUSED|ENETUNREACH|EADDRNOTAVAIL)\nerror:(ECONNREFUSED|ENETUNREACH|EADDRNOTAVAIL)\n$/,
+      );
+      expect(got).toEqual([]);
     });
 
     it("the proxy's port answers only with the run's secret", async () => {
