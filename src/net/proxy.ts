@@ -38,6 +38,9 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/** Refused connections kept for the result (the rest are refused all the same). */
+export const MAX_REFUSED = 1000;
+
 const HOP = new Set([
   'connection',
   'proxy-connection',
@@ -77,7 +80,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   /** The addresses to try for an allowed target, or the refusal. */
   const addressesFor = async (target: Target, method: string): Promise<IpBytes[] | string> => {
     const refuse = (reason: string, fix: string): string => {
-      refused.push({ host: target.host, port: target.port, method, reason, fix });
+      // Bounded: a command that tries a million hosts does not grow cordon without limit.
+      if (refused.length < MAX_REFUSED)
+        refused.push({ host: target.host, port: target.port, method, reason, fix });
       return `cordon: connection to ${target.host}:${target.port} refused: ${reason} (allow with ${fix})`;
     };
     const match = matchTarget(options.allow, target);

@@ -4,9 +4,12 @@
 
 import type { Annotation, NetworkSummary } from '../result/types.ts';
 import { parseAllowNetList } from './allowlist.ts';
-import { type RunningProxy, startProxy } from './proxy.ts';
+import { MAX_REFUSED, type RunningProxy, startProxy } from './proxy.ts';
 
 /** Loopback inside the sandbox's own namespace stays direct (the command's own servers). */
+/** Refused hosts shown as denials (as many as recognized denials: DEFAULT_MAX_DENIALS). */
+const MAX_ANNOTATIONS = 20;
+
 export const NO_PROXY = 'localhost,127.0.0.1,::1';
 
 export function proxyEnv(url: string): Record<string, string> {
@@ -42,6 +45,7 @@ export async function startRunProxy(allow: readonly string[]): Promise<RunProxy>
         const key = `${r.host}:${r.port}`;
         if (seen.has(key)) continue;
         seen.add(key);
+        if (annotations.length === MAX_ANNOTATIONS) continue;
         annotations.push({
           kind: 'denial',
           operation: 'network-connect',
@@ -51,6 +55,11 @@ export async function startRunProxy(allow: readonly string[]): Promise<RunProxy>
           certainty: 'certain',
         });
       }
+      if (seen.size > MAX_ANNOTATIONS)
+        annotations.push({
+          kind: 'note',
+          message: `network: ${seen.size - MAX_ANNOTATIONS} more refused hosts (--json has up to ${MAX_REFUSED} refused connections)`,
+        });
       return { annotations, network: { allowed: [...allow], refused: proxy.refused.map((r) => ({ ...r })) } };
     },
   };
