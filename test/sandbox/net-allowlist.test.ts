@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATTERY_USERS, type CliResult, isLinux, isRoot, runCli, skippedNobodyLane } from '../helpers/cli.ts';
@@ -153,6 +154,24 @@ describe.runIf(canBwrap && isRoot).each(BATTERY_USERS)(
         /^error:(ECONNREFUSED|ENETUNREACH|EADDRNOTAVAIL)\nerror:(ECONNREFUSED|ENETUNREACH|EADDRNOTAVAIL)\n$/,
       );
       expect(got).toEqual([]);
+    });
+
+    it("a host daemon's unix socket stays unreachable (the network-off rules)", async () => {
+      const path = join(fx.base, 'daemon.sock');
+      const seen: string[] = [];
+      const daemon = createServer((s) => {
+        s.on('data', (d) => seen.push(d.toString()));
+        s.on('error', () => {});
+      });
+      await new Promise<void>((ok) => daemon.listen(path, ok));
+      spawnSync('chmod', ['666', path]);
+      const probe = `const c = require('net').connect(process.argv[1]);
+      c.on('connect', () => { c.write('pwn'); console.log('connected'); c.end(); });
+      c.on('error', (e) => console.log('error:' + e.code));`;
+      const r = await cordon(allowA, [NODE, '-e', probe, path]);
+      daemon.close();
+      expect(r.stdout).toMatch(/^error:(EACCES|ENOENT)\n$/);
+      expect(seen).toEqual([]);
     });
 
     it("the proxy's port answers only with the run's secret", async () => {
