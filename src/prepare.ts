@@ -26,6 +26,7 @@ import { type BackendChoice, chooseBackend, judgeBackends } from './plan/choose.
 import { checkLandlockFit, describeLandlockBestEffort } from './plan/linux/landlock.ts';
 import type { Plan } from './plan/types.ts';
 import { withJobLimits } from './plan/windows/job-limits.ts';
+import { withAllowNet } from './policy/allow-net.ts';
 import { resolveAllowUnix } from './policy/allow-unix.ts';
 import { checkCwdUsable } from './policy/cwd.ts';
 import { type ResolvedEnv, resolveEnv } from './policy/env.ts';
@@ -154,6 +155,7 @@ export function preparePlan(
     );
     if (options.allowUnix?.length)
       policy = { ...policy, allowUnix: resolveAllowUnix(options.allowUnix, host, cwd) };
+    policy = withAllowNet(policy, profile.allowNet, options.allowNet ?? [], options.network);
     checkCwdUsable(policy);
     // Another OS's synthetic host has no files to look at (explain --platform).
     if (deps.platform === undefined) checkFlagPathsExist(policy.rules, host);
@@ -166,11 +168,12 @@ export function preparePlan(
     options.profile !== undefined ||
     options.read?.length ||
     options.write?.length ||
-    options.deny?.length
+    options.deny?.length ||
+    options.allowNet?.length
   ) {
     throw new CordonError(
       'bad-flag',
-      '--backend none runs without a sandbox, so --profile, --read, --write and --deny would not be enforced — drop them or choose a sandbox backend',
+      '--backend none runs without a sandbox, so --profile, --read, --write, --deny and --allow-net would not be enforced — drop them or choose a sandbox backend',
     );
   }
   const bestEffort = options.bestEffort ?? false;

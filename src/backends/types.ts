@@ -5,7 +5,7 @@
 import type { SpawnOutcome } from '../exec/spawn.ts';
 import type { LimitHit } from '../limits/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
-import type { Annotation } from '../result/types.ts';
+import type { Annotation, NetworkSummary } from '../result/types.ts';
 
 /** How the calling process runs commands: the CLI and the library differ here, nothing else. */
 export interface LaunchMode {
@@ -51,4 +51,6 @@ export interface LaunchResult {
   readonly annotations: readonly Annotation[];
   /** The resource limit that ended the run (backends/limits.ts): status limit-exceeded. */
   readonly limit?: LimitHit | undefined;
+  /** With a network allowlist: what the proxy allowed and refused (src/net/). */
+  readonly network?: NetworkSummary | undefined;
 }

@@ -11,6 +11,7 @@ import { probeHost } from '../host/probe.ts';
 import { syntheticHost } from '../host/synthetic.ts';
 import { describeLimits } from '../limits/describe.ts';
 import { JOIN_SHELL } from '../limits/wrap.ts';
+import { describeNetwork } from '../net/describe.ts';
 import { describeLandlockFallback } from '../plan/linux/fallback.ts';
 import { describeBwrapUnix } from '../plan/linux/unix-sockets.ts';
 import type { Platform } from '../policy/types.ts';
@@ -67,6 +68,7 @@ export function runExplain(
           synthetic,
           profile: policy?.profile ?? null,
           network: policy?.network ?? null,
+          allowNet: policy?.allowNet ?? [],
           privateTmp: policy?.privateTmp ?? null,
           rules:
             policy?.rules.map((r) => ({
@@ -105,7 +107,7 @@ export function runExplain(
   if (policy) {
     lines.push(
       `profile: ${policy.profile}`,
-      `network: ${policy.network}`,
+      describeNetwork(policy, plan),
       `private temp dir: ${policy.privateTmp ? 'yes' : 'no'}`,
     );
     const cache = prepared.cache;

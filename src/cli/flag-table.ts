@@ -101,6 +101,12 @@ export const FLAG_TABLE = {
     scope: 'run',
     negatable: 'deny network access (the default profiles already do)',
   },
+  allowNet: {
+    spelling: '--allow-net <host>',
+    help: "allow connections to HOST[:PORT] only, through cordon's proxy ('*.example.com', IP literals, localhost; repeatable)",
+    kind: 'list',
+    scope: 'run',
+  },
   allowUnix: {
     spelling: '--allow-unix <socket>',
     help: "let the command connect to the host's unix socket at PATH (repeatable; host sockets are unreachable otherwise)",
@@ -187,6 +193,7 @@ export const OPTION_SOURCES: { readonly [K in keyof Required<RunOptions>]: reado
   deny: ['deny'],
   network: ['net'],
   allowUnix: ['allowUnix'],
+  allowNet: ['allowNet'],
   env: null,
   keepEnv: ['env'],
   setEnv: ['env', 'envFile'],

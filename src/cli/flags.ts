@@ -79,6 +79,7 @@ export function toRunOptions(flags: RawFlags): CliRunOptions {
     deny: flags.deny ?? [],
     network: flags.net,
     allowUnix: flags.allowUnix ?? [],
+    allowNet: flags.allowNet ?? [],
     keepEnv: env.keep,
     setEnv: { ...fromFiles, ...env.set },
     clearEnv: flags.clearEnv ?? false,

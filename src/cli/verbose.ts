@@ -11,7 +11,7 @@ export function renderVerboseHeader(prepared: PreparedRun): string[] {
   const lines: string[] = [];
   if (policy) {
     lines.push(
-      `policy: profile ${policy.profile}, network ${policy.network}, private /tmp ${policy.privateTmp ? 'yes' : 'no'} (deepest path wins)`,
+      `policy: profile ${policy.profile}, network ${policy.allowNet ? `allowlist (${policy.allowNet.join(', ')}) through cordon's proxy` : policy.network}, private /tmp ${policy.privateTmp ? 'yes' : 'no'} (deepest path wins)`,
     );
     for (const r of policy.rules)
       lines.push(`  ${r.access.padEnd(5)} ${r.path}  ← ${describeSource(r.source)}`);

@@ -164,6 +164,7 @@ function netAnnotation(c: NetCandidate, ctx: DenialContext): Annotation | undefi
   if (c.errno === 'refused' && (c.address === undefined || LOCAL_ADDRESS.test(c.address))) return undefined;
   const certainty =
     c.errno === 'resolve' || c.errno === 'unreachable' || c.errno === 'denied' ? 'certain' : 'possible';
+  if (ctx.policy.allowNet) return allowlistAnnotation(c, ctx.policy.allowNet, certainty);
   const rule = ctx.networkFromFlag
     ? 'network off: flag --no-net'
     : `network off: profile ${ctx.policy.profile}`;
@@ -186,6 +187,32 @@ function netAnnotation(c: NetCandidate, ctx: DenialContext): Annotation | undefi
     path: c.address,
     rule,
     fix: local ? undefined : '--net',
+    certainty,
+  };
+}
+
+/**
+ * With an allowlist the way out is the proxy: a direct attempt failed (the client ignored the
+ * proxy variables), or the host is not listed. Never "--net": that would drop the allowlist.
+ */
+function allowlistAnnotation(
+  c: NetCandidate,
+  allowNet: readonly string[],
+  certainty: 'certain' | 'possible',
+): Annotation {
+  const rule = `network: only ${allowNet.join(', ')}, through cordon's proxy`;
+  const what = c.address !== undefined ? `network access to ${c.address}` : 'network access';
+  const how =
+    c.address !== undefined
+      ? `if the host should be reachable, allow it with --allow-net ${c.address} and make sure the client uses HTTP_PROXY/HTTPS_PROXY`
+      : 'the client must use HTTP_PROXY/HTTPS_PROXY; a host that is not listed needs --allow-net HOST';
+  return {
+    kind: 'denial',
+    message: `${certainty === 'possible' ? 'possibly denied' : 'denied'}: ${what} (${rule}) — ${how}`,
+    operation: 'network',
+    path: c.address,
+    rule,
+    fix: c.address !== undefined ? `--allow-net ${c.address}` : undefined,
     certainty,
   };
 }

@@ -35,6 +35,11 @@ export interface RunOptions {
   readonly deny?: readonly string[] | undefined;
   /** Overrides the profile's network switch. */
   readonly network?: boolean | undefined;
+  /**
+   * Hosts the command may connect to, HOST[:PORT] ('*.example.com', IP literals, localhost),
+   * through cordon's filtering proxy; everything else stays off (--allow-net). Not with network: true.
+   */
+  readonly allowNet?: readonly string[] | undefined;
   /** Unix sockets on the host the command may connect to (bubblewrap backend; --allow-unix). */
   readonly allowUnix?: readonly string[] | undefined;
   /** Base environment (default: process.env). Credential-like names are dropped from it. */

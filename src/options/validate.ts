@@ -45,6 +45,7 @@ const CHECKS: { readonly [K in keyof Required<RunOptions>]: Check } = {
   write: paths,
   deny: paths,
   allowUnix: paths,
+  allowNet: paths,
   network: boolean,
   env: (v) =>
     isObject(v) && Object.values(v).every((x) => x === undefined || typeof x === 'string')

@@ -2,6 +2,7 @@
 import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { SandboxPolicy } from '../policy/types.ts';
+import { checkAllowNetBackend } from './allow-net.ts';
 import { buildBwrapPlan } from './linux/bwrap.ts';
 import { buildLandlockPlan } from './linux/landlock.ts';
 import { buildSeatbeltPlan } from './macos/seatbelt.ts';
@@ -36,6 +37,7 @@ export function buildPlan(input: PlanInput): Plan {
     };
   }
   if (!policy) throw new CordonError('internal', `backend ${backend} needs a policy`);
+  checkAllowNetBackend(backend, policy, input.bestEffort);
   switch (backend) {
     case 'bwrap':
       return buildBwrapPlan({ policy, command, env, host, bestEffort: input.bestEffort });

@@ -109,6 +109,11 @@ export interface SeatbeltPlan extends PlanBase {
    * substitute it (withPrivateTmpDir) before spawning, then remove it after the run.
    */
   readonly privateTmp?: { readonly path: string; readonly param: string } | undefined;
+  /**
+   * The network allowlist: the profile allows outbound only to localhost:PROXY_PORT_PLACEHOLDER
+   * until the launcher starts the proxy and substitutes its port (withProxyPort).
+   */
+  readonly proxy?: { readonly allow: readonly string[] } | undefined;
 }
 
 export interface WindowsPlan extends PlanBase {

@@ -47,6 +47,12 @@ export interface SandboxPolicy {
    * backend that mediates unix sockets honours them). Absent means none.
    */
   readonly allowUnix?: readonly string[] | undefined;
+  /**
+   * The network allowlist (--allow-net, profile key allowNet): entry texts, already validated.
+   * When present the network is 'off' (the backend's own namespace) and cordon's proxy is the
+   * command's only way out ("proxy mode"). Absent means no allowlist.
+   */
+  readonly allowNet?: readonly string[] | undefined;
 }
 
 export function describeSource(source: RuleSource): string {

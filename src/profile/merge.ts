@@ -8,6 +8,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
   let network: 'on' | 'off' = 'off';
   let privateTmp = false;
   let localBinding = false;
+  const allowNet: string[] = [];
   let cache: CacheMode = 'off';
   const filesystem: ProfileSpec['filesystem'][number][] = [];
   const keep = new Set<string>();
@@ -22,6 +23,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     if (spec.network !== undefined) network = spec.network;
     if (spec.privateTmp !== undefined) privateTmp = spec.privateTmp;
     if (spec.localBinding !== undefined) localBinding = spec.localBinding;
+    for (const h of spec.allowNet ?? []) if (!allowNet.includes(h)) allowNet.push(h);
     // A child's rule replaces an inherited rule written with the same path: extends is how a
     // profile narrows its parent (read-only turns workspace's `{cwd}: write` into read), which
     // the tie-break (write beats read on the same path) would otherwise forbid.
@@ -46,6 +48,7 @@ export function mergeProfiles(chain: readonly ProfileSpec[]): MergedProfile {
     chain: chain.map((s) => s.name),
     network,
     localBinding,
+    allowNet,
     privateTmp,
     cache,
     limits,

@@ -2,6 +2,7 @@
 // naming the file, the key path (e.g. filesystem[3].access) and what is allowed. Unknown keys
 // are errors: a typo must never silently weaken a sandbox.
 import { CordonError } from '../errors.ts';
+import { parseAllowNet } from '../net/allowlist.ts';
 import type { Access } from '../policy/types.ts';
 import { parseProfileLimits } from './limits.ts';
 import { syntaxMessage } from './syntax-error.ts';
@@ -17,6 +18,7 @@ const TOP_KEYS = [
   'extends',
   'network',
   'localBinding',
+  'allowNet',
   'privateTmp',
   'cache',
   'limits',
@@ -137,7 +139,7 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
     fail(
       file,
       '',
-      'the top level must be a mapping with extends, network, localBinding, privateTmp, cache, limits, filesystem, env',
+      'the top level must be a mapping with extends, network, localBinding, allowNet, privateTmp, cache, limits, filesystem, env',
     );
   checkKeys(file, '', data, TOP_KEYS);
   const ext = data['extends'];
@@ -153,6 +155,20 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
   const localBinding = data['localBinding'];
   if (localBinding !== undefined && typeof localBinding !== 'boolean')
     fail(file, 'localBinding', 'must be true or false');
+  const allowNet = data['allowNet'];
+  if (allowNet !== undefined) {
+    if (!Array.isArray(allowNet) || !allowNet.every((h) => typeof h === 'string'))
+      fail(file, 'allowNet', 'must be a list of HOST[:PORT] strings, e.g. [registry.npmjs.org]');
+    for (const [i, h] of (allowNet as string[]).entries()) {
+      try {
+        parseAllowNet(h);
+      } catch (error) {
+        fail(file, `allowNet[${i}]`, (error as Error).message.replace(/^--allow-net /, ''));
+      }
+    }
+    if (allowNet.length > 0 && network === 'on')
+      fail(file, 'allowNet', 'network: on already allows every host — drop one of the two');
+  }
   const privateTmp = data['privateTmp'];
   if (privateTmp !== undefined && typeof privateTmp !== 'boolean')
     fail(file, 'privateTmp', 'must be true or false');
@@ -172,6 +188,7 @@ export function parseProfileData(data: unknown, file: string, name: string): Pro
     extends: ext as string | undefined,
     network: network as 'on' | 'off' | undefined,
     localBinding: localBinding as boolean | undefined,
+    allowNet: allowNet as string[] | undefined,
     privateTmp: privateTmp as boolean | undefined,
     cache: cache as CacheMode | undefined,
     limits: parseProfileLimits(file, data['limits']),

@@ -29,6 +29,8 @@ export interface ProfileSpec {
   readonly network?: Network | undefined;
   /** macOS: the command may listen on (and connect to) loopback with the network off. */
   readonly localBinding?: boolean | undefined;
+  /** Hosts reachable through cordon's proxy (HOST[:PORT]); a child's list adds to its parent's. */
+  readonly allowNet?: readonly string[] | undefined;
   readonly privateTmp?: boolean | undefined;
   readonly cache?: CacheMode | undefined;
   /** Resource limits (0 = off); a child's key overrides its parent's. */
@@ -43,6 +45,7 @@ export interface MergedProfile {
   readonly chain: readonly string[];
   readonly network: Network;
   readonly localBinding: boolean;
+  readonly allowNet: readonly string[];
   readonly privateTmp: boolean;
   readonly cache: CacheMode;
   /** Each limit with the profile that set it (0 = off). */

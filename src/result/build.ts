@@ -143,5 +143,6 @@ export function buildResult(input: ResultInput): RunResult {
     })),
     limit: launch.limit ?? null,
     ...(input.changes ? { changes: input.changes } : {}),
+    ...(launch.network ? { network: launch.network } : {}),
   };
 }

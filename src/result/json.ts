@@ -38,6 +38,8 @@ export type ExplainJson = Versioned<{
   readonly synthetic: boolean;
   readonly profile: string | null;
   readonly network: string | null;
+  /** The network allowlist (--allow-net, profile allowNet); [] when none. */
+  readonly allowNet: readonly string[];
   readonly privateTmp: boolean | null;
   readonly rules: readonly { readonly path: string; readonly access: string; readonly source: string }[];
   readonly backend: BackendName;

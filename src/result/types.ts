@@ -36,6 +36,18 @@ export interface Annotation {
 }
 
 /** The sandbox cache a run used (docs/caches.md): its entry and the variables pointed at it. */
+/** With a network allowlist: the hosts allowed and the connections cordon's proxy refused. */
+export interface NetworkSummary {
+  readonly allowed: readonly string[];
+  readonly refused: readonly {
+    readonly host: string;
+    readonly port: number;
+    readonly method: string;
+    readonly reason: string;
+    readonly fix: string;
+  }[];
+}
+
 export interface CacheSummary {
   /** 'unavailable': the profile asked for one but it could not be created (see reason). */
   readonly mode: 'shared' | 'workspace' | 'unavailable';
@@ -84,4 +96,6 @@ export interface RunResult {
   readonly limit: LimitHit | null;
   /** With the changes option: what the command created, modified and deleted. */
   readonly changes?: ChangeReport | undefined;
+  /** With a network allowlist (--allow-net): allowed hosts and refused connections. */
+  readonly network?: NetworkSummary | undefined;
 }

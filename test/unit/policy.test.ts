@@ -189,7 +189,7 @@ describe('profile parsing errors name the file, key path and what is allowed', (
     ['network: maybe\n', "invalid profile p.yaml: network: 'maybe' is not allowed — use on or off"],
     [
       'netwrk: off\n',
-      "invalid profile p.yaml: netwrk: unknown key 'netwrk' — allowed keys: extends, network, localBinding, privateTmp, cache, limits, filesystem, env",
+      "invalid profile p.yaml: netwrk: unknown key 'netwrk' — allowed keys: extends, network, localBinding, allowNet, privateTmp, cache, limits, filesystem, env",
     ],
     [
       'filesystem:\n  - { path: /x, access: read, mode: 1 }\n',

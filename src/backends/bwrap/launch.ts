@@ -5,6 +5,7 @@
 // every bind, and removes the placeholders by descriptor afterwards.
 import { closeSync } from 'node:fs';
 import { spawnPlan } from '../../exec/spawn.ts';
+import { startRunProxy } from '../../net/run-proxy.ts';
 import type { BwrapPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
@@ -31,6 +32,11 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   const placeholders =
     plan.placeholders.length > 0 ? createPlaceholders(plan.placeholders.map((p) => p.path)) : [];
   const status = plan.statusFd === undefined ? undefined : openStatusChannel();
+  // The allowlist proxy runs in this process for the run; the supervisor carries the
+  // command's connections to its port (src/net/run-proxy.ts, unix-proxy.ts).
+  const allow = plan.unixSupervisor?.proxy?.allow;
+  const proxy = allow ? await startRunProxy(allow) : undefined;
+  let net: Awaited<ReturnType<NonNullable<typeof proxy>['finish']>> | undefined;
   // Descriptors 3, 4, ...: the masks' data, the seccomp program, the status pipe, then the
   // mount gate's (every bind checked by device/inode inside the sandbox before the command).
   const dataFds = [...openBwrapDataFds(plan), ...(status ? [status.writeFd] : [])];
@@ -44,7 +50,11 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   }
   const bwrapArgs = [...gate.args, ...plan.args];
   // With the unix-socket supervisor, it is started in bwrap's place and bwrap is its child.
-  const supervised = prepareBwrapLaunch({ ...plan, args: bwrapArgs }, gate.childFds.length);
+  const supervised = prepareBwrapLaunch(
+    { ...plan, args: bwrapArgs, env: proxy ? { ...plan.env, ...proxy.env } : plan.env },
+    gate.childFds.length,
+    proxy?.port,
+  );
   const inner = supervised ?? { executable: plan.executable, args: bwrapArgs };
   const start = limits ? limits.wrap(inner.executable, inner.args) : inner;
   let gateCheck: Promise<void> | undefined;
@@ -53,7 +63,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
     outcome = await spawnPlan({
       executable: start.executable,
       args: start.args,
-      env: supervised?.env ?? plan.env,
+      env: supervised?.env ?? (proxy ? { ...plan.env, ...proxy.env } : plan.env),
       cwd: plan.cwd,
       captureBytes: ctx.captureBytes,
       extraFds: [...dataFds, ...gate.childFds],
@@ -78,6 +88,7 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
     if (!gateCheck) gate.abandon();
     removePlaceholders(placeholders);
     await supervised?.cleanup();
+    net = await proxy?.finish();
   }
   const refused = gate.failure();
   if (refused) {
@@ -97,7 +108,8 @@ export async function launchBwrap(plan: BwrapPlan, ctx: LaunchContext): Promise<
   return {
     outcome: reported.outcome,
     execFailure,
-    annotations: [...reported.annotations, ...(verdict?.annotations ?? [])],
+    annotations: [...reported.annotations, ...(verdict?.annotations ?? []), ...(net?.annotations ?? [])],
     limit: verdict?.limit,
+    network: net?.network,
   };
 }

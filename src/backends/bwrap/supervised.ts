@@ -49,7 +49,11 @@ export function unixHelperAvailable(): boolean {
 
 /** undefined: spawn bwrap itself (no supervisor in the plan). */
 /** `gateFds`: the mount gate's descriptors, passed through after the plan's own. */
-export function prepareBwrapLaunch(plan: BwrapPlan, gateFds = 0): BwrapLaunch | undefined {
+export function prepareBwrapLaunch(
+  plan: BwrapPlan,
+  gateFds = 0,
+  proxyPort?: number,
+): BwrapLaunch | undefined {
   const sup = plan.unixSupervisor;
   if (!sup) return undefined;
   const spec: UnixHelperSpec = {
@@ -62,6 +66,7 @@ export function prepareBwrapLaunch(plan: BwrapPlan, gateFds = 0): BwrapLaunch | 
       (plan.statusFd === undefined ? 0 : 1) +
       gateFds,
     parentPid: process.pid,
+    ...(proxyPort === undefined ? {} : { proxyPort }),
   };
   return {
     executable: process.execPath,

@@ -27,6 +27,8 @@ export interface UnixHelperSpec {
   /** Host paths of sockets the command may connect to (--allow-unix), canonical. */
   readonly allow: readonly string[];
   readonly dataFds: number;
+  /** The allowlist proxy's port on the host's loopback (unix-proxy.ts); absent: no allowlist. */
+  readonly proxyPort?: number | undefined;
   /** cordon's pid: this process dies with it (PR_SET_PDEATHSIG), and refuses to start if it is gone. */
   readonly parentPid: number;
 }
@@ -73,7 +75,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const env = decodeHelperEnv(process.env);
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { network: spec.network, allowed } satisfies SupervisorSpec,
+    workerData: { network: spec.network, allowed, proxyPort: spec.proxyPort } satisfies SupervisorSpec,
     stdout: false,
     stderr: false,
   });

@@ -1,6 +1,6 @@
 // Small facts about the supervised command's threads, read from /proc, and the sockaddr_un
 // builder the supervisor uses for its own connect/bind calls.
-import { readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 import { SO_PEERCRED, socketOption } from '../../native/seccomp-notify.ts';
 
 const AF_UNIX = 1;
@@ -55,4 +55,34 @@ export function listenerInCallersPidNs(sock: number, caller: number, hostPidNs: 
   } catch {
     return false;
   }
+}
+
+/**
+ * The sockaddr at `ptr` (length `lenArg`) in thread `pid`, read once from /proc/PID/mem: the
+ * bytes, an errno (EINVAL, EACCES, EFAULT), or -1 when `stillValid` says the notification went
+ * stale (the pid may have been reused).
+ */
+export function readSockaddr(
+  pid: number,
+  ptr: bigint,
+  lenArg: bigint,
+  stillValid: () => boolean,
+): Buffer | number {
+  const len = Number(lenArg & 0xffffffffn);
+  if (len < 2 || len > 128) return 22;
+  const buf = Buffer.alloc(len);
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r');
+  } catch {
+    return 13;
+  }
+  try {
+    if (readSync(fd, buf, 0, len, ptr) !== len) return 14;
+  } catch {
+    return 14;
+  } finally {
+    closeSync(fd);
+  }
+  return stillValid() ? buf : -1;
 }

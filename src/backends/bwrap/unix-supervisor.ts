@@ -1,36 +1,34 @@
-// The unix-socket supervisor's decisions: it answers the seccomp notifications of
-// plan/linux/unix-filter.ts on a dedicated thread that the filter does not cover. It reads the
-// command's sockaddr ONCE (from /proc/TID/mem, then checks the notification is still valid so
-// the pid was not reused), and from then on acts only on that copy — never
-// SECCOMP_USER_NOTIF_FLAG_CONTINUE, which would let the kernel re-read memory (or a re-pointed
-// descriptor) after the check. What it does per call:
-//   connect, AF_UNIX pathname: resolve the path in the command's own view (openat2 beneath
-//     /proc/TID/root with RESOLVE_IN_ROOT, so absolute symlinks stay inside the sandbox), to an
-//     O_PATH descriptor of the socket file; connect a NEW socket of the same type to exactly that
-//     inode (/proc/self/fd/N); keep it only when the listener is the command's own — the process
-//     that called listen() (SO_PEERCRED) is in the command's pid namespace, which bwrap
-//     created — or the inode is one the user allowed (--allow-unix); then install it over the
-//     command's descriptor (SECCOMP_IOCTL_NOTIF_ADDFD, SETFD) and return 0. Anything else: EACCES.
-//   connect, AF_UNIX abstract: network off → connect the command's own socket (pidfd_getfd) in
-//     its private namespace; network on → as a pathname connect, by the listener's pid namespace.
-//   connect, any other family: connect the command's own socket (its family cannot change, and
-//     it was obtained before the address was read); a blocking socket connects non-blocking and
-//     the reply waits until the connection completes.
-//   bind (network on only): AF_UNIX abstract → EACCES (the host's namespace: a command could pose
-//     as X11 or D-Bus); AF_UNIX pathname → bound by the supervisor on the command's socket, the
-//     parent directory resolved beneath /proc/TID/root; others → bound on the command's socket.
-// The supervisor thread holds no capabilities, so every file-system step gets the same DAC
-// checks the command (uid 0 without capabilities, or the user) gets.
-import { closeSync, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+// The unix-socket supervisor's decisions (docs/unix-sockets.md has the whole contract): it
+// answers the seccomp notifications of plan/linux/unix-filter.ts on a thread the filter does
+// not cover. It reads the command's sockaddr ONCE (/proc/TID/mem, then checks the notification
+// is still valid) and acts only on that copy — never SECCOMP_USER_NOTIF_FLAG_CONTINUE.
+//   connect, AF_UNIX pathname: resolved in the command's view (openat2 beneath /proc/TID/root,
+//     RESOLVE_IN_ROOT) to the socket inode; a NEW socket is connected to exactly that inode and
+//     kept only when the listener is the command's own (SO_PEERCRED pid in its pid namespace)
+//     or an --allow-unix inode, then installed over the command's fd (ADDFD, SETFD).
+//   connect, AF_UNIX abstract: network off → the command's own socket in its namespace;
+//     network on → as a pathname connect, by the listener's pid namespace.
+//   connect, TCP to 127.0.0.1:P with an allowlist → cordon's proxy on the host (unix-proxy.ts).
+//   connect, any other family: the command's own socket (a blocking one connects non-blocking
+//     and the reply waits for completion).
+//   bind (network on only): abstract → EACCES; pathname → bound beneath /proc/TID/root; others
+//     as given. The thread holds no capabilities: file-system steps get the command's DAC checks.
+import { fstatSync, readlinkSync } from 'node:fs';
 import * as n from '../../native/seccomp-notify.ts';
 import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
 import { bindOnBehalf } from './unix-bind.ts';
-import { closeOnExec, listenerInCallersPidNs, threadGroupOf, unixAddress } from './unix-procfs.ts';
+import {
+  closeOnExec,
+  listenerInCallersPidNs,
+  readSockaddr,
+  threadGroupOf,
+  unixAddress,
+} from './unix-procfs.ts';
+import { freshProxySocket, isProxyAddress, proxyAttempt } from './unix-proxy.ts';
 
 const AF_UNIX = 1;
 const EACCES = 13;
 const EBADF = 9;
-const EFAULT = 14;
 const EINVAL = 22;
 const ENOTSOCK = 88;
 const ECONNREFUSED = 111;
@@ -43,6 +41,8 @@ export interface SupervisorSpec {
   readonly network: 'on' | 'off';
   /** Host (dev:ino) keys of sockets the user allowed with --allow-unix. */
   readonly allowed: readonly string[];
+  /** The allowlist proxy's port on the host's loopback (unix-proxy.ts). */
+  readonly proxyPort?: number | undefined;
 }
 
 interface Pending {
@@ -136,25 +136,9 @@ export class UnixSupervisor {
     if (error >= 0) n.respond(this.listener, note.id, 0, error);
   }
 
-  /** The sockaddr the call names, read once; undefined when the notification went stale. */
+  /** The sockaddr the call names, read once (unix-procfs.ts); -1 when the notification went stale. */
   private readAddress(note: n.Notification): Buffer | number {
-    const len = Number(note.args[2]! & 0xffffffffn);
-    if (len < SUN_PATH_OFFSET || len > 128) return EINVAL;
-    const buf = Buffer.alloc(len);
-    let fd: number;
-    try {
-      fd = openSync(`/proc/${note.pid}/mem`, 'r');
-    } catch {
-      return EACCES;
-    }
-    try {
-      if (readSync(fd, buf, 0, len, note.args[1]!) !== len) return EFAULT;
-    } catch {
-      return EFAULT;
-    } finally {
-      closeSync(fd);
-    }
-    return n.stillValid(this.listener, note.id) ? buf : -1;
+    return readSockaddr(note.pid, note.args[1]!, note.args[2]!, () => n.stillValid(this.listener, note.id));
   }
 
   /** A duplicate of the command's socket descriptor (the same open file description). */
@@ -185,6 +169,10 @@ export class UnixSupervisor {
       const domain = n.socketOption(sock, n.SO_DOMAIN)!.readInt32LE(0);
       const family = addr.readUInt16LE(0);
       const abstract = addr.length > SUN_PATH_OFFSET && addr[SUN_PATH_OFFSET] === 0;
+      if (isProxyAddress(addr, domain, this.spec.proxyPort)) {
+        keep = true; // connectProxy owns the descriptor from here
+        return this.connectProxy(note, sock);
+      }
       if (domain !== AF_UNIX || family !== AF_UNIX || (abstract && this.spec.network === 'off')) {
         keep = true; // connectOwn owns the descriptor from here
         return this.connectOwn(note, sock, addr, domain === AF_UNIX);
@@ -218,6 +206,20 @@ export class UnixSupervisor {
     if (!inProgress) return result;
     this.pending.push({ id: note.id, fd: sock });
     return -1;
+  }
+
+  private connectProxy(note: n.Notification, sock: number): number {
+    const fresh = freshProxySocket(sock);
+    if (fresh < 0) {
+      n.closeFd(sock);
+      return -fresh;
+    }
+    const fd = Number(note.args[0]! & 0xffffffffn) | 0;
+    const install = (f: number) => n.installFd(this.listener, note.id, f, fd, closeOnExec(note.pid, fd));
+    return this.attemptOrDefer(note.id, proxyAttempt(sock, fresh, this.spec.proxyPort!, install), () => {
+      n.closeFd(fresh);
+      n.closeFd(sock);
+    });
   }
 
   private connectChecked(note: n.Notification, sock: number, addr: Buffer, abstract: boolean): number {

@@ -2,6 +2,8 @@
 // spawns /usr/bin/sandbox-exec, and turns what the log saw (and a nested-sandbox refusal) into
 // annotations.
 import { spawnPlan } from '../../exec/spawn.ts';
+import { startRunProxy } from '../../net/run-proxy.ts';
+import { withProxyPort } from '../../plan/macos/seatbelt-proxy.ts';
 import type { SeatbeltPlan } from '../../plan/types.ts';
 import type { Annotation } from '../../result/types.ts';
 import { startLimits } from '../limits.ts';
@@ -17,8 +19,18 @@ import {
 } from './violations.ts';
 
 export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext): Promise<LaunchResult> {
-  const tmp = prepareSeatbeltTmp(original);
+  // The allowlist proxy (src/net/run-proxy.ts): its port goes into the profile, its secret URL
+  // into the proxy variables. Written for macOS, not yet run there (docs/net-allowlist.md).
+  const proxy = original.proxy ? await startRunProxy(original.proxy.allow) : undefined;
+  let tmp: ReturnType<typeof prepareSeatbeltTmp>;
+  try {
+    tmp = prepareSeatbeltTmp(proxy ? withProxyPort(original, proxy.port, proxy.env) : original);
+  } catch (error) {
+    await proxy?.finish();
+    throw error;
+  }
   const { plan } = tmp;
+  let net: Awaited<ReturnType<NonNullable<typeof proxy>['finish']>> | undefined;
   const denialLog = ctx.reportDenials ? await startSeatbeltLog() : undefined;
   let denials: SeatbeltViolation[] = [];
   let outcome: Awaited<ReturnType<typeof spawnPlan>>;
@@ -44,6 +56,7 @@ export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext)
   } finally {
     if (denialLog) denials = await denialLog.stop();
     tmp.cleanup();
+    net = await proxy?.finish();
   }
   const annotations: Annotation[] = [];
   if (outcome.started && outcome.exitCode !== 0) {
@@ -54,5 +67,6 @@ export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext)
   if (policy) for (const v of selectViolations(denials)) annotations.push(renderViolation(v, policy));
   const verdict = await limits?.finish(outcome);
   if (verdict) annotations.push(...verdict.annotations);
-  return { outcome, annotations, limit: verdict?.limit };
+  if (net) annotations.push(...net.annotations);
+  return { outcome, annotations, limit: verdict?.limit, network: net?.network };
 }

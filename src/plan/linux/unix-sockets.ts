@@ -27,6 +27,12 @@ export interface UnixSupervisorPlan {
   readonly network: 'on' | 'off';
   /** Canonical host paths of the sockets --allow-unix opens. */
   readonly allow: readonly string[];
+  /**
+   * The network allowlist (policy.allowNet): the supervisor redirects the command's TCP
+   * connect() to 127.0.0.1:P (P: the proxy's port, known at launch) to cordon's proxy on the
+   * host's loopback; every other address stays in the sandbox's empty network namespace.
+   */
+  readonly proxy?: { readonly allow: readonly string[] } | undefined;
 }
 
 export interface BwrapUnixDecision {
@@ -72,9 +78,20 @@ export function planBwrapUnix(
     if (resolveAccess(policy.rules, path) === 'none' || shadowed.some((d) => isWithin(path, d)))
       mounts.push('--ro-bind', path, path);
   }
+  const proxy = policy.allowNet ? { allow: policy.allowNet } : undefined;
   if (supervisorAvailable(host))
-    return { supervisor: { network: policy.network, allow }, mounts, refuseConnect: false, notEnforced: [] };
+    return {
+      supervisor: { network: policy.network, allow, ...(proxy ? { proxy } : {}) },
+      mounts,
+      refuseConnect: false,
+      notEnforced: [],
+    };
   const missing = supervisorMissing(host);
+  if (proxy)
+    throw new CordonError(
+      'policy-unenforceable',
+      `--allow-net needs cordon's unix-socket supervisor on bubblewrap (it carries the command's connections to the proxy): ${missing} — drop --allow-net (network off) or use --net`,
+    );
   if (allow.length > 0)
     throw new CordonError(
       'policy-unenforceable',

@@ -142,12 +142,23 @@ const LOCAL_BINDING = `; Profile key localBinding: servers on loopback with the 
 (allow network-inbound (local ip "localhost:*"))
 (allow network-outbound (remote ip "localhost:*"))`;
 
+/** Replaced by the proxy's port at launch (withProxyPort); until then the profile is invalid SBPL. */
+export const PROXY_PORT_PLACEHOLDER = '@CORDON_PROXY_PORT@';
+
+const PROXY_ONLY = `; Network allowlist (--allow-net): outbound only to cordon's proxy on loopback, at the port
+; it listens on for this run. No resolver: the proxy resolves names. Loopback is shared with
+; every local process, so the proxy answers only requests that carry the run's secret.
+(allow network-outbound (remote ip "localhost:${PROXY_PORT_PLACEHOLDER}"))`;
+
 export function networkSection(
   policy: SandboxPolicy,
   table: ParamTable,
   resolver: readonly string[],
 ): string {
-  if (policy.network === 'off') return policy.localBinding ? LOCAL_BINDING : '';
+  if (policy.network === 'off') {
+    const parts = [policy.localBinding ? LOCAL_BINDING : '', policy.allowNet ? PROXY_ONLY : ''];
+    return parts.filter((p) => p !== '').join('\n\n');
+  }
   if (resolver.length === 0) return NETWORK_ON;
   return `${NETWORK_ON}\n; The resolver's files, where no rule decides them (strict reads only {system}).\n${allowForm(
     'file-read*',

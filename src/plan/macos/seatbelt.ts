@@ -181,6 +181,7 @@ export function buildSeatbeltPlan(input: SeatbeltBuildInput): SeatbeltPlan {
     profile,
     params: { ...params },
     privateTmp: privateTmp === undefined ? undefined : { path: privateTmp, param: PRIVATE_TMP_PARAM },
+    ...(policy.allowNet ? { proxy: { allow: policy.allowNet } } : {}),
   };
 }
 
