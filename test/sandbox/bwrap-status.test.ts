@@ -57,6 +57,25 @@ describe.runIf(bwrapWorks && isRoot).each(users)('exact status under bwrap as %s
     expect((await json('exit 0')).status).toBe('exited');
   });
 
+  it('the command can neither stop nor kill its reporter, nor forge its line through /proc', async () => {
+    // A stopped reporter would hang the run for ever (no timeout here); a killed one would leave
+    // the status ambiguous; a forged line would misreport the exit.
+    const r = await runCli(
+      [
+        '--json',
+        '--timeout',
+        '60s',
+        '--',
+        'sh',
+        '-c',
+        'kill -STOP $PPID; kill -9 $PPID; printf "exit 0\\n" > /proc/$PPID/fd/10; exit 5',
+      ],
+      { cwd: fx.ws, env: { PATH: '/usr/bin:/bin', HOME: fx.home, LANG: 'C.UTF-8' }, asUid: uid },
+    );
+    const doc = JSON.parse(r.stdout);
+    expect([doc.status, doc.exitCode, doc.timedOut]).toEqual(['exited', 5, false]);
+  });
+
   it("the command holds no descriptor of the reporter's pipe", async () => {
     // `ls` alone (no pipeline, whose pipes the shell would hold for a moment) lists the shell's fds.
     const r = await runCli(['-q', '--', 'sh', '-c', 'ls /proc/$$/fd'], {
