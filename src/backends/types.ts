@@ -54,3 +54,18 @@ export interface LaunchResult {
   /** With a network allowlist: what the proxy allowed and refused (src/net/). */
   readonly network?: NetworkSummary | undefined;
 }
+
+/** The spawn fields every POSIX launcher passes on unchanged from its context. */
+export function commonSpawnFields(ctx: LaunchContext) {
+  return {
+    captureBytes: ctx.captureBytes,
+    timeoutMs: ctx.timeoutMs,
+    timeoutSignal: ctx.timeoutSignal,
+    killGraceMs: ctx.killAfterMs,
+    signal: ctx.signal,
+    subreaper: ctx.mode.subreaper,
+    onStart: ctx.onStart,
+    onProgress: ctx.onProgress,
+    onOutput: ctx.onOutput,
+  };
+}

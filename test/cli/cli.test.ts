@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CORDON, makeTempDir, runCli } from '../helpers/cli.ts';
+import { canBwrap as bwrapWorks, CORDON, makeTempDir, runCli } from '../helpers/cli.ts';
 import { findProcesses, uniqueMarker } from '../helpers/procs.ts';
 
 const isLinux = process.platform === 'linux';
@@ -66,8 +66,6 @@ describe.runIf(isLinux)('cli: running (backend none)', () => {
     expect(r.stdout).toBe('');
   });
 
-  const bwrapWorks =
-    isLinux && spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true']).status === 0;
   for (const backend of ['none', 'bwrap']) {
     it.runIf(backend === 'none' || bwrapWorks)(
       `gives the command real pipes: /dev/stdout and /dev/stderr can be opened (${backend})`,

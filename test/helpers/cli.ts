@@ -114,3 +114,9 @@ export function skippedNobodyLane(title: string, applies: boolean): void {
   const reason = NOBODY_CANNOT_RUN_NODE;
   if (reason && applies) describe(title, () => it.skip(reason, () => {}));
 }
+
+/** bubblewrap can create its user namespace here (a real sandbox test can run). */
+export const canBwrap =
+  isLinux &&
+  spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', '/bin/true'], { stdio: 'ignore' }).status ===
+    0;

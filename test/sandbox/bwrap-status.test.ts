@@ -1,14 +1,11 @@
 // Exact status under bubblewrap, as root and as uid 65534: a signal death is `signaled` with
 // the signal's name and an exit of 137 is an exit, as with --backend none; the reporter's
 // pipe is not among the command's descriptors (it cannot forge the line).
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import { canBwrap as bwrapWorks, isRoot, runCli } from '../helpers/cli.ts';
 import { type Fixture, makeFixture } from '../helpers/sandbox.ts';
 
-const bwrapWorks =
-  isLinux && spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true']).status === 0;
 const users: [string, number | undefined][] = [
   ['root', undefined],
   ['uid 65534', 65534],

@@ -2,16 +2,14 @@
 // SIGTERM or SIGINT sent to cordon, the command's own handler gets TERM (or the forwarded
 // signal) and the grace to finish its clean-up — under bubblewrap too, whose pid namespace
 // would die at once if bwrap itself got the signal. Checked on the host: the handler's file.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeLandlockAbi } from '../../src/native/landlock.ts';
-import { CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
+import { canBwrap as bwrapWorks, CORDON, isLinux, isRoot, runCli } from '../helpers/cli.ts';
 import { type Fixture, makeFixture } from '../helpers/sandbox.ts';
 
-const bwrapWorks =
-  isLinux && spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true']).status === 0;
 const landlockWorks = (() => {
   try {
     return isLinux && probeLandlockAbi() > 0;

@@ -15,7 +15,7 @@ import { rightsFor } from '../../plan/linux/landlock.ts';
 import type { LandlockPlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
-import type { LaunchContext, LaunchResult } from '../types.ts';
+import { commonSpawnFields, type LaunchContext, type LaunchResult } from '../types.ts';
 import { createRunCgroup } from './cgroup.ts';
 import { encodeHelperEnv } from './helper-env.ts';
 import { createPrivateTmp, type PrivateTmp } from './private-tmp.ts';
@@ -112,16 +112,8 @@ export async function launchLandlock(plan: LandlockPlan, ctx: LaunchContext): Pr
       args: start.args,
       env: launch.env,
       cwd: plan.cwd,
-      captureBytes: ctx.captureBytes,
+      ...commonSpawnFields(ctx),
       realPipes: true,
-      timeoutMs: ctx.timeoutMs,
-      timeoutSignal: ctx.timeoutSignal,
-      killGraceMs: ctx.killAfterMs,
-      signal: ctx.signal,
-      subreaper: ctx.mode.subreaper,
-      onStart: ctx.onStart,
-      onProgress: ctx.onProgress,
-      onOutput: ctx.onOutput,
     });
   } finally {
     await launch.cleanup({ subreaper: ctx.mode.subreaper });

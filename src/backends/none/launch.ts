@@ -5,7 +5,7 @@ import { SH_EXEC_FAILURE } from '../../limits/wrap.ts';
 import type { NonePlan } from '../../plan/types.ts';
 import { matchExecFailure } from '../exec-failure.ts';
 import { startLimits } from '../limits.ts';
-import type { LaunchContext, LaunchResult } from '../types.ts';
+import { commonSpawnFields, type LaunchContext, type LaunchResult } from '../types.ts';
 
 const SETPRIV_EXEC_FAILURE =
   /(?:^|\n)setpriv: failed to execute [^\n]*: (No such file or directory|Permission denied|Exec format error|Is a directory)\n?$/;
@@ -18,16 +18,8 @@ export async function launchNone(plan: NonePlan, ctx: LaunchContext): Promise<La
     args: start.args,
     env: plan.env,
     cwd: plan.cwd,
-    captureBytes: ctx.captureBytes,
+    ...commonSpawnFields(ctx),
     realPipes: process.platform === 'linux',
-    timeoutMs: ctx.timeoutMs,
-    timeoutSignal: ctx.timeoutSignal,
-    killGraceMs: ctx.killAfterMs,
-    signal: ctx.signal,
-    subreaper: ctx.mode.subreaper,
-    onStart: ctx.onStart,
-    onProgress: ctx.onProgress,
-    onOutput: ctx.onOutput,
   });
   const verdict = await limits?.finish(outcome);
   const wrapperExit = outcome.started && (outcome.exitCode === 126 || outcome.exitCode === 127);

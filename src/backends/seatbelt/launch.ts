@@ -7,7 +7,7 @@ import { withProxyPort } from '../../plan/macos/seatbelt-proxy.ts';
 import type { SeatbeltPlan } from '../../plan/types.ts';
 import type { Annotation } from '../../result/types.ts';
 import { startLimits } from '../limits.ts';
-import type { LaunchContext, LaunchResult } from '../types.ts';
+import { commonSpawnFields, type LaunchContext, type LaunchResult } from '../types.ts';
 import { startSeatbeltLog } from './log.ts';
 import { prepareSeatbeltTmp } from './tmp.ts';
 import {
@@ -43,15 +43,7 @@ export async function launchSeatbelt(original: SeatbeltPlan, ctx: LaunchContext)
       args: start.args,
       env: plan.env,
       cwd: plan.cwd,
-      captureBytes: ctx.captureBytes,
-      timeoutMs: ctx.timeoutMs,
-      timeoutSignal: ctx.timeoutSignal,
-      killGraceMs: ctx.killAfterMs,
-      signal: ctx.signal,
-      subreaper: ctx.mode.subreaper,
-      onStart: ctx.onStart,
-      onProgress: ctx.onProgress,
-      onOutput: ctx.onOutput,
+      ...commonSpawnFields(ctx),
     });
   } finally {
     if (denialLog) denials = await denialLog.stop();
