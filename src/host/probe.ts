@@ -2,7 +2,6 @@
 // on request); nothing is cached on disk, where a sandboxed command could tamper with it.
 import { spawnSync } from 'node:child_process';
 import {
-  accessSync,
   closeSync,
   constants,
   lstatSync,
@@ -11,19 +10,22 @@ import {
   readdirSync,
   readlinkSync,
   readSync,
-  realpathSync,
 } from 'node:fs';
 import { homedir, release, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { unixHelperAvailable } from '../backends/bwrap/supervised.ts';
 import { probeLandlockAbi } from '../native/landlock.ts';
 import type { Platform } from '../policy/types.ts';
 import { findBwrap } from './bwrap-find.ts';
 import { configDir } from './config-dir.ts';
+import { findOnPath, isRootOwnedFile, kernelAtLeast, realpathLenient } from './fs-facts.ts';
 import { type NodeRuntime, nodeRuntime } from './node-runtime.ts';
 import { findOwnCode } from './own-code.ts';
 import { pathKind } from './path-kind.ts';
+
+export { findOnPath, isRootOwnedFile, kernelAtLeast, realpathLenient } from './fs-facts.ts';
+
 import { probeWindowsHost } from './probe-win32.ts';
 import { probeDarwinUserDirs } from './seatbelt-probe.ts';
 import type { BwrapInfo, HostInfo, LandlockInfo } from './types.ts';
@@ -71,17 +73,6 @@ const DARWIN_SYSTEM_ROOTS = [
   '/nix/store',
 ];
 
-export function realpathLenient(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    const i = path.lastIndexOf('/');
-    if (i <= 0) return path;
-    const parent = realpathLenient(path.slice(0, i) || '/');
-    return parent === '/' ? `/${path.slice(i + 1)}` : `${parent}/${path.slice(i + 1)}`;
-  }
-}
-
 /** At most 256 KiB (a .git/config with many remotes and submodules); never a FIFO's wait. */
 function readSmallText(path: string): string | undefined {
   let fd: number | undefined;
@@ -96,21 +87,6 @@ function readSmallText(path: string): string | undefined {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-}
-
-/** The first executable `name` on PATH — only looked up, never executed (the {node} token). */
-export function findOnPath(name: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (pathKind(realpathLenient(candidate)) === 'file') return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 const USERNS_BLOCKED =
@@ -242,24 +218,6 @@ function ensureStateDirs(platform: Platform, env: Readonly<Record<string, string
   return [...new Set(dirs)];
 }
 
-/**
- * A regular file that only root can change: it and every directory above it are owned by root
- * and not writable by group or others (never a program a sandboxed command could have planted).
- */
-export function isRootOwnedFile(path: string): boolean {
-  try {
-    const st = lstatSync(path);
-    if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0) return false;
-    for (let dir = dirname(path); ; dir = dirname(dir)) {
-      const d = lstatSync(dir);
-      if (!d.isDirectory() || d.uid !== 0 || (d.mode & 0o022) !== 0) return false;
-      if (dir === '/') return true;
-    }
-  } catch {
-    return false;
-  }
-}
-
 /** The running Node for {node}; a single executable has no Node of its own to expose. */
 function probeNodeRuntime(
   env: Readonly<Record<string, string | undefined>>,
@@ -320,12 +278,4 @@ export function probeHost(options: ProbeOptions = {}): HostInfo {
       }
     },
   };
-}
-
-/** Whether a Linux release string (6.1.0-18-amd64) is at least major.minor. */
-export function kernelAtLeast(version: string, major: number, minor: number): boolean {
-  const m = /^(\d+)\.(\d+)/.exec(version);
-  if (!m) return false;
-  const [a, b] = [Number(m[1]), Number(m[2])];
-  return a > major || (a === major && b >= minor);
 }

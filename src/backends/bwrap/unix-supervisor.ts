@@ -9,10 +9,9 @@
 //   connect, AF_UNIX abstract: network off → the command's own socket in its namespace;
 //     network on → as a pathname connect, by the listener's pid namespace.
 //   connect, TCP to 127.0.0.1:P with an allowlist → cordon's proxy on the host (unix-proxy.ts).
-//   connect, any other family: the command's own socket (a blocking one connects non-blocking
-//     and the reply waits for completion).
-//   bind (network on only): abstract → EACCES; pathname → bound beneath /proc/TID/root; others
-//     as given. The thread holds no capabilities: file-system steps get the command's DAC checks.
+//   connect, any other family: the command's own socket (a blocking one waits for completion).
+//   bind (network on only): abstract → EACCES; pathname → beneath /proc/TID/root; others as
+//   given. No capabilities held: file-system steps get the command's DAC checks.
 import { fstatSync, readlinkSync } from 'node:fs';
 import * as n from '../../native/seccomp-notify.ts';
 import { UNIX_FILTER_NR } from '../../plan/linux/unix-filter.ts';
@@ -26,16 +25,9 @@ import {
 } from './unix-procfs.ts';
 import { freshProxySocket, isProxyAddress, proxyAttempt } from './unix-proxy.ts';
 
-const AF_UNIX = 1;
-const EACCES = 13;
-const EBADF = 9;
-const EINVAL = 22;
-const ENOTSOCK = 88;
-const ECONNREFUSED = 111;
-const EINPROGRESS = 115;
-const EAGAIN = 11;
-const ENOSYS = 38;
-const SUN_PATH_OFFSET = 2;
+const [AF_UNIX, SUN_PATH_OFFSET] = [1, 2];
+const [EBADF, EAGAIN, EACCES, EINVAL, ENOSYS] = [9, 11, 13, 22, 38];
+const [ENOTSOCK, ECONNREFUSED, EINPROGRESS] = [88, 111, 115];
 
 export interface SupervisorSpec {
   readonly network: 'on' | 'off';
