@@ -40,7 +40,8 @@ for (const name of readdirSync(dir)) {
   const inner = [...text.matchAll(/^INNER (\d+) ([\d.]+) ([\d.]+) ([\d.]+)$/gm)].pop();
   if (!outer) continue;
   const bare = m[2].startsWith('bare');
-  const cpu = Number(outer[3]) + Number(outer[4]) + (bare || !inner ? 0 : Number(inner[3]) + Number(inner[4]));
+  const cpu =
+    Number(outer[3]) + Number(outer[4]) + (bare || !inner ? 0 : Number(inner[3]) + Number(inner[4]));
   const key = `${m[1]}|${m[2]}`;
   if (!runs.has(key)) runs.set(key, []);
   runs.get(key).push({ exit: Number(outer[1]), wall: Number(outer[2]), cpu, counts: counts(text) });
@@ -50,7 +51,9 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const rows = ['| project | mode | runs | exit | counts | median wall s | median CPU s | wall ratio | CPU ratio |'];
+const rows = [
+  '| project | mode | runs | exit | counts | median wall s | median CPU s | wall ratio | CPU ratio |',
+];
 rows.push('|---|---|---|---|---|---|---|---|---|');
 for (const key of [...runs.keys()].sort()) {
   const [project, mode] = key.split('|');
