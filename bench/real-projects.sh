@@ -9,7 +9,7 @@
 #
 # Environment: CORDON (default: this checkout's bin/cordon), P (projects dir, default
 # /var/tmp/projects — not under /tmp: the sandbox has a private /tmp), LOGS (default
-# /var/tmp/real-projects-logs), AS_NOBODY=1 runs as uid/gid 65534 on a copy owned by 65534.
+# /var/tmp/real-projects-logs), CORDON_FLAGS (extra cordon flags, e.g. --backend landlock), AS_NOBODY=1 runs as uid/gid 65534 on a copy owned by 65534.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 CORDON=${CORDON:-$here/bin/cordon}
@@ -27,10 +27,11 @@ declare -A COMMIT=(
   [commander.js]=ba6d13ddb4243e5913367734f8c159089ffe7834
   [click]=2c8cd3ac958a7eb316d67f2d316c27086c4c0369
   [mux]=db9d1d0073d27a0a2d9a8c1bc52aa0af4374d265
+  [toml]=1e2c053f442c0ac99df1f5b56bae3feab98caa4f # v1.4.0: later ones need Go 1.21
 )
 declare -A MIRROR=(
   [express]=expressjs+express [ws]=websockets+ws [commander.js]=tj+commander.js
-  [click]=pallets+click [mux]=gorilla+mux
+  [click]=pallets+click [mux]=gorilla+mux [toml]=BurntSushi+toml
 )
 cmd_of() {
   case $1 in
@@ -38,7 +39,7 @@ cmd_of() {
     # the one test ws's own suite fails bare on Node 22 and 24 (431 !== 400) and then hangs
     ws) echo npx nyc ... mocha ... ;; # set in run(): it has a quoted argument
     click) echo env PYTHONPATH=src:$P/click-meta /usr/bin/python3 -m pytest -q -p no:cacheprovider ;;
-    mux) echo go test -count=1 -v ./... ;;
+    mux | toml) echo go test -count=1 -v ./... ;;
   esac
 }
 
@@ -65,7 +66,7 @@ run() { # MODE PROJECT N
   for i in $(seq 1 "$count"); do
     log=$LOGS/$n.$tag.$(date +%s%N).log
     local wrap=()
-    [ "$mode" = cordon ] && wrap=(node "$CORDON" --max-output 0 --)
+    [ "$mode" = cordon ] && wrap=(node "$CORDON" --max-output 0 ${CORDON_FLAGS:-} --)
     (cd "$P/$n" && /usr/bin/time -f 'OUTER %x %e %U %S' "${pre[@]}" "${wrap[@]}" /usr/bin/time -f 'INNER %x %e %U %S' "${cmd[@]}") >"$log" 2>&1
     echo "$log: $(grep -E '^OUTER' "$log")"
     git -c safe.directory="*" -C "$P/$n" status --porcelain --ignored=no >>"$log.git"
