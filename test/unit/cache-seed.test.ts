@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   chownSync,
   lstatSync,
   mkdirSync,
@@ -96,6 +97,7 @@ describe.runIf(isLinux)('seedFromHost', () => {
     const f = fixture();
     seedFromHost(f.seed, f.tools, uid);
     // The command rewrote its own copy: not put back (content-addressed; npm verifies on read).
+    chmodSync(join(f.seed.target, 'index-v5/9a/bc/def0'), 0o644); // copies keep npm's read-only mode
     writeFileSync(join(f.seed.target, 'index-v5/9a/bc/def0'), 'changed by the command\n');
     expect(seedFromHost(f.seed, f.tools, uid).files).toBe(0);
     mkdirSync(join(f.host, 'content-v2/sha512/ab/ff'));
