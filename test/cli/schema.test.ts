@@ -2,7 +2,7 @@
 // output: run results of several kinds (real processes), explain for every platform, doctor,
 // the error object, the --report file and the library's run(). The validator is
 // test/helpers/json-schema.ts; a wrong document is shown to fail it.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.ts';
@@ -18,6 +18,9 @@ const ERROR = schema('error');
 
 function home() {
   const h = makeTempDir('cordon-schema-');
+  // A home only its owner can write: the single executable refuses to keep its native module
+  // below a directory others can write (makeTempDir's dirs are 0777 for the uid-65534 lanes).
+  chmodSync(h, 0o755);
   const dir = join(h, 'work');
   mkdirSync(dir, { mode: 0o777 });
   writeFileSync(join(dir, 'file'), 'x');

@@ -7,6 +7,7 @@
 // confine its own main thread instead: the command shared cordon's domain, and `kill -9
 // $PPID` or `kill -STOP $PPID` disarmed the timeout.) Reasoning: docs/landlock.md.
 import { existsSync } from 'node:fs';
+import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CordonError } from '../../errors.ts';
 import { spawnPlan } from '../../exec/spawn.ts';
@@ -31,6 +32,13 @@ export interface LandlockLaunch {
 }
 
 export function findHelper(): string {
+  // A single executable has no separate helper script (and its Node runs no scripts): the
+  // Landlock backend needs the npm package there.
+  if (isSea())
+    throw new CordonError(
+      'backend-unavailable',
+      'the single executable cannot run the Landlock backend (its helper ships only with the npm package) — use bubblewrap (apt-get install bubblewrap) or the npm package',
+    );
   const here = new URL('.', import.meta.url);
   for (const rel of ['../landlock-exec.js', './landlock-exec.js', './exec-entry.ts']) {
     const candidate = fileURLToPath(new URL(rel, here));
