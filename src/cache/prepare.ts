@@ -4,13 +4,9 @@
 // layout is decided in layout.ts.
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { CordonError } from '../errors.ts';
+import { parentOf } from '../policy/access.ts';
 import type { CacheLayout } from './layout.ts';
 import { sanitizeNpmrc } from './npmrc.ts';
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
 
 /**
  * The directory must be a real directory (not a link), owned by `uid`, and not writable by

@@ -11,6 +11,12 @@ export function splitComponents(path: string): string[] {
 }
 
 /** Whether `ancestor` equals `path` or is a component-wise prefix of it. */
+/** The parent of an absolute POSIX path; '/' for '/' and top-level entries. */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
 export function isWithin(path: string, ancestor: string): boolean {
   if (ancestor === '/' || ancestor === path) return true;
   if (/^[A-Za-z]:/.test(ancestor)) {

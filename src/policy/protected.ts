@@ -7,7 +7,7 @@
 // subdirectory of a repository), so a command can `git init` a new repository in a writable
 // root that has none — documented in the README. The list is in the README.
 import type { HostInfo } from '../host/types.ts';
-import { canWrite, findGoverningRule } from './access.ts';
+import { canWrite, findGoverningRule, parentOf } from './access.ts';
 import { submoduleProtections } from './submodules.ts';
 import { protectedSymlinkError } from './symlink-refusal.ts';
 import type { PolicyRule } from './types.ts';
@@ -115,7 +115,7 @@ function pinCarveOutParents(
 ): void {
   const carveOuts = [...rules, ...out].filter((r) => r.access !== 'write');
   for (const r of carveOuts) {
-    for (let dir = parentDir(r.path); dir !== '/' && dir !== ''; dir = parentDir(dir)) {
+    for (let dir = parentOf(r.path); dir !== '/' && dir !== ''; dir = parentOf(dir)) {
       const governing = findGoverningRule([...rules, ...out], dir);
       if (governing?.access !== 'write') break; // not writable: nothing can rename it
       if (governing.path === dir && governing.source.kind !== 'protected') break; // the root: a mount point
@@ -123,9 +123,4 @@ function pinCarveOutParents(
       add(dir, `parent of ${r.path}`, 'write');
     }
   }
-}
-
-function parentDir(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
 }

@@ -6,7 +6,7 @@ import { posix, win32 } from 'node:path';
 import { CordonError } from '../errors.ts';
 import type { HostInfo } from '../host/types.ts';
 import type { MergedProfile } from '../profile/types.ts';
-import { canWrite, findGoverningRule, normalizeRules } from './access.ts';
+import { canWrite, findGoverningRule, normalizeRules, parentOf } from './access.ts';
 import { checkBroadRoots, isLiteralProfilePath } from './broad-roots.ts';
 import { applyFlagRules } from './flag-rules.ts';
 import { protectedRules } from './protected.ts';
@@ -153,11 +153,6 @@ function allowedSockets(raw: readonly string[], host: HostInfo, cwd: string): st
   return [
     ...new Set(raw.flatMap((p) => [normalizePath(p, host, cwd), host.realpath(normalizePath(p, host, cwd))])),
   ];
-}
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
 }
 
 /**

@@ -7,7 +7,7 @@
 // a run (with --verbose, --json, or the library's reportDenials); launch.ts adds the findings.
 
 import { SEATBELT_LOG_TAG } from '../../plan/macos/seatbelt-base.ts';
-import { resolveAccess } from '../../policy/access.ts';
+import { parentOf, resolveAccess } from '../../policy/access.ts';
 import type { SandboxPolicy } from '../../policy/types.ts';
 import type { Annotation } from '../../result/types.ts';
 
@@ -117,11 +117,6 @@ export function renderViolation(violation: SeatbeltViolation, policy: SandboxPol
     fix,
     certainty: 'certain',
   };
-}
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
 }
 
 function quoteForShell(path: string): string {

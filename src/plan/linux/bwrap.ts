@@ -28,7 +28,7 @@
 //   5. The status reporter (status-reporter.ts) when the host has one.
 import { CordonError } from '../../errors.ts';
 import type { HostInfo } from '../../host/types.ts';
-import { canRead, findGoverningRule, isWithin, resolveAccess } from '../../policy/access.ts';
+import { canRead, findGoverningRule, isWithin, parentOf, resolveAccess } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import type { BwrapPlan, NotEnforced } from '../types.ts';
 import { buildSeccompProgram, isSeccompArch, type SeccompArch, type SeccompOptions } from './seccomp-bpf.ts';
@@ -54,7 +54,7 @@ export interface BwrapBuildInput {
  */
 function parentAccess(rules: readonly PolicyRule[], path: string, shadowed: readonly string[]): Access {
   if (path === '/') return 'none';
-  const parent = parentDir(path);
+  const parent = parentOf(path);
   const governing = findGoverningRule(
     rules.filter((r) => r.path !== path),
     parent,
@@ -142,7 +142,7 @@ export function buildBwrapPlan(input: BwrapBuildInput): BwrapPlan {
           continue;
         }
       }
-      if (underWritable && host.kind(parentDir(rule.path)) === 'dir') {
+      if (underWritable && host.kind(parentOf(rule.path)) === 'dir') {
         // Block creation: an empty, unreadable, read-only file sits where the path would be.
         args.push('--perms', '0000', '--ro-bind-data', String(FIRST_DATA_FD + dataFds++), rule.path);
         placeholders.push({ path: rule.path, kind: 'file' });
@@ -244,9 +244,4 @@ export function bwrapSeccompOptions(
     ownsMountNamespace: true,
     unixNetworkOff: network === 'off' ? { refuseConnect } : undefined,
   };
-}
-
-function parentDir(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
 }

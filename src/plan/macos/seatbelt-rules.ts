@@ -4,7 +4,7 @@
 // (param "NAME"); every carve-out is excluded by its literal, its subpath and a regex of its
 // other spellings (seatbelt-aliases.ts).
 import type { HostInfo } from '../../host/types.ts';
-import { findGoverningRule, isEffective, isWithin, normalizeRules } from '../../policy/access.ts';
+import { findGoverningRule, isEffective, isWithin, normalizeRules, parentOf } from '../../policy/access.ts';
 import type { Access, PolicyRule, SandboxPolicy } from '../../policy/types.ts';
 import { aliasesLiteralRegex, aliasesRegex } from './seatbelt-aliases.ts';
 
@@ -38,17 +38,12 @@ export class ParamTable {
   }
 }
 
-export function parentDir(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
-
 /** Strict ancestors of `path`, nearest first, ending with '/'. */
 export function ancestorsOf(path: string): string[] {
   const out: string[] = [];
   let current = path;
   while (current !== '/') {
-    current = parentDir(current);
+    current = parentOf(current);
     out.push(current);
   }
   return out;
@@ -88,7 +83,7 @@ export function isCoveredByParent(
   if (rule.path === '/') return false;
   const parent = findGoverningRule(
     rules.filter((r) => r.path !== rule.path),
-    parentDir(rule.path),
+    parentOf(rule.path),
   );
   return parent !== undefined && grants(parent.access);
 }
